@@ -1,0 +1,21 @@
+# The main command's last step (cmake --build build --target figures): every analysis at its
+# default scale into ${OUT}/<name>/, then ${OUT}/REPORT.md. A check that does not hold (exit 3) is a
+# finding and goes into the report; bad input (2) or an internal error (1) fails the job.
+separate_arguments(ANALYSES)
+set(_failed "")
+foreach(a IN LISTS ANALYSES)
+  message(STATUS "sparseact: running ${a}")
+  execute_process(COMMAND ${BIN}/${a} --out ${OUT}/${a} RESULT_VARIABLE rc)
+  if(rc EQUAL 3)
+    message(STATUS "sparseact: ${a}: a check does not hold (see REPORT.md)")
+  elseif(NOT rc EQUAL 0)
+    list(APPEND _failed "${a} (exit ${rc})")
+  endif()
+endforeach()
+execute_process(COMMAND ${BIN}/sparseact_report ${OUT} RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  list(APPEND _failed "sparseact_report (exit ${rc})")
+endif()
+if(_failed)
+  message(FATAL_ERROR "sparseact: failed: ${_failed}")
+endif()

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The README's commands. Installs what is missing from Debian's packages (when root), configures,
+# builds, then:
+#   main   runs every analysis at its default scale into figures/ and writes figures/REPORT.md
+#   test   runs the test suite (ctest)
+#   bench  runs the benchmarks against their peers (numpy, PyTorch, FAISS)
+# Environment: SPARSEACT_BUILD (build folder, default build/), SPARSEACT_JOBS (default: all cores).
+set -euo pipefail
+
+mode=${1:-}
+case "$mode" in
+  main|test|bench) ;;
+  *) echo "usage: $0 main|test|bench" >&2; exit 2 ;;
+esac
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${SPARSEACT_BUILD:-$root/build}
+jobs=${SPARSEACT_JOBS:-$(nproc)}
+
+packages=(cmake ninja-build g++ git pkg-config
+          libeigen3-dev libspectra-dev libboost-math-dev catch2 nlohmann-json3-dev libcli11-dev libfmt-dev
+          libopenblas-dev liblapacke-dev gnuplot-nox libglpk-dev dataset-fashion-mnist
+          clang-tools-16 python3-numpy)
+if [ "$mode" = bench ]; then packages+=(python3-scipy python3-torch libfaiss-dev); fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "sparseact: missing Debian packages: ${missing[*]}" >&2
+    echo "run this command as root, or first: sudo apt-get install ${missing[*]}" >&2
+    exit 1
+  fi
+  echo "sparseact: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release
+cmake --build "$build" -j "$jobs"
+
+case "$mode" in
+  main)  cmake --build "$build" --target figures ;;
+  test)  ctest --test-dir "$build" --output-on-failure -j "$jobs" ;;
+  bench) cmake --build "$build" --target benchmarks ;;
+esac

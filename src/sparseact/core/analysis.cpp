@@ -1,0 +1,147 @@
+#include <sparseact/core/analysis.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+#include <fmt/format.h>
+#include <omp.h>
+
+#include <sparseact/core/errors.hpp>
+#include <sparseact/core/version.hpp>
+
+namespace sparseact {
+
+namespace fs = std::filesystem;
+
+Analysis::Analysis(AnalysisInfo info) : info_(std::move(info)), app_(std::make_unique<CLI::App>(info_.description, info_.name)) {
+  auto& app = *app_;
+  common.out = "results/" + info_.name;
+  scale_flag_ = info_.default_scale == Scale::paper ? "paper" : "quick";
+  app.add_option("--seed", common.seed, "random seed; every stream derives from it")->capture_default_str();
+  app.add_option("--out", common.out, "output folder")->capture_default_str();
+  app.add_option("--device", common.device_flag, "where to compute")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}))->capture_default_str();
+  app.add_option("--scale", scale_flag_, "quick: seconds, for tests; paper: the paper's setting")
+      ->check(CLI::IsMember({"quick", "paper"}))->capture_default_str();
+  app.add_option("--threads", common.threads, "OpenMP threads (0: all cores); results do not depend on it")
+      ->check(CLI::Range(0, 1024))->capture_default_str();
+  app.add_flag("--pdf", common.pdf, "also write figures as PDF");
+  app.set_version_flag("--version", std::string(info_.name) + " (sparseact " + version() + ")");
+}
+
+std::unique_ptr<Progress> Analysis::progress(const std::string& label, std::size_t total) const {
+  return std::make_unique<Progress>(info_.name + ": " + label, total);
+}
+
+json Analysis::collect_params() const {
+  json params = json::object();
+  for (const CLI::Option* opt : app_->get_options()) {
+    const std::string name = opt->get_single_name();
+    if (name.empty() || name == "help" || name == "version") continue;
+    if (opt->get_type_size() == 0) {  // a flag: present or not
+      params[name] = opt->count() > 0;
+      continue;
+    }
+    std::string text;
+    if (opt->count() > 0) {
+      const auto& results = opt->results();
+      for (std::size_t i = 0; i < results.size(); ++i) text += (i ? "," : "") + results[i];
+    } else {
+      text = opt->get_default_str();
+    }
+    // Numbers and booleans as JSON values, everything else as text.
+    json value = text;
+    if (!text.empty()) {
+      json parsed = json::parse(text, nullptr, false);
+      if (!parsed.is_discarded() && (parsed.is_number() || parsed.is_boolean())) value = parsed;
+    }
+    params[name] = value;
+  }
+  return params;
+}
+
+int Analysis::run(int argc, char** argv, const std::function<void(Analysis&)>& body) {
+  try {
+    app_->parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app_->exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app_->exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app_->exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::string msg = e.what();
+    for (auto& ch : msg)
+      if (ch == '\n') ch = ' ';
+    fmt::print(stderr, "{}: error: {}\n", info_.name, msg);
+    return exit_bad_input;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    common.scale = scale_flag_ == "paper" ? Scale::paper : Scale::quick;
+    for (auto& resolve : resolvers_) resolve(common.scale);
+    common.device = resolve_device(common.device_flag);
+    if (common.threads > 0) omp_set_num_threads(common.threads);
+    if (common.out.empty()) throw InputError("--out: must name a folder");
+
+    result.analysis = info_.name;
+    result.paper = info_.paper;
+    result.claims = info_.claims;
+    result.seed = common.seed;
+    result.device = to_string(common.device);
+    result.version = version();
+    body(*this);
+  } catch (const InputError& e) {
+    fmt::print(stderr, "{}: error: {}\n", info_.name, e.what());
+    return exit_bad_input;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "{}: internal error: {}\n", info_.name, e.what());
+    return exit_internal;
+  }
+  result.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  try {
+    return write_outputs();
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "{}: internal error while writing {}: {}\n", info_.name, common.out, e.what());
+    return exit_internal;
+  }
+}
+
+int Analysis::write_outputs() {
+  result.params = collect_params();
+  const fs::path dir = common.out;
+  fs::create_directories(dir);
+  for (const auto& table : result.tables) write_file_atomic(dir / (table.name + ".csv"), to_csv(table));
+
+  std::string plot_error;
+  plot::RenderOptions options;
+  options.pdf = common.pdf;
+  for (const auto& fig : figures) {
+    try {
+      for (auto& file : plot::render(fig, dir, options)) result.figures.push_back(file);
+    } catch (const PlotError& e) {
+      plot_error = e.what();
+      break;
+    }
+  }
+  if (!plot_error.empty()) result.data["figure_error"] = plot_error;
+  write_file_atomic(dir / (info_.name + ".json"), to_json(result).dump(2) + "\n");
+  print_checks(result);
+  if (!plot_error.empty()) {
+    fmt::print(stderr, "{}: error: figures not rendered: {} (data and JSON written to {})\n", info_.name, plot_error,
+               dir.string());
+    return exit_internal;
+  }
+  return result.all_hold() ? exit_ok : exit_check_failed;
+}
+
+void print_checks(const Result& r) {
+  fmt::print("{} (paper {}): {} checks, results in JSON\n", r.analysis, r.paper, r.checks.size());
+  for (const auto& c : r.checks) {
+    fmt::print("  [{}] {:<28} {}: measured {} vs predicted {}\n", c.holds ? "holds" : "FAILS", c.id, c.claim,
+               c.measured.dump(), c.predicted.dump());
+  }
+}
+
+}  // namespace sparseact

@@ -1,0 +1,102 @@
+#pragma once
+// The analysis contract (DESIGN.md) in one place: common flags, range checks, exit codes,
+// atomic outputs, progress. An analysis file declares its own flags, then hands a body to run():
+//
+//   int main(int argc, char** argv) {
+//     sparseact::Analysis a({.name = "mp_spectrum", .paper = "001", .claims = {"Theorem 5"}});
+//     int n = 0;
+//     a.scaled_option("--n", n, 768, 3072, "rows of K")->check(CLI::Range(2, 20000));
+//     return a.run(argc, argv, [&](sparseact::Analysis& a) { ... a.result.add_check(...); });
+//   }
+//
+// run() parses (bad flag: exit 2, one line, nothing written), calls the body (InputError: exit 2,
+// nothing written; other exceptions: exit 1), writes <name>.json, the CSV tables and the figures
+// into --out atomically, prints the checks, and exits 0 when every check holds, 3 otherwise.
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include <sparseact/core/device.hpp>
+#include <sparseact/core/progress.hpp>
+#include <sparseact/core/result.hpp>
+#include <sparseact/plot/figure.hpp>
+
+namespace sparseact {
+
+enum class Scale { quick, paper };
+
+struct AnalysisInfo {
+  std::string name;   ///< executable and result name
+  std::string paper;  ///< "001"
+  std::vector<std::string> claims;
+  std::string description;
+  Scale default_scale = Scale::quick;
+};
+
+/// The flags every analysis takes.
+struct CommonFlags {
+  std::uint64_t seed = 1;
+  std::string out;  ///< default results/<name>
+  std::string device_flag = "auto";
+  Device device = Device::cpu;  ///< resolved from device_flag
+  Scale scale = Scale::quick;
+  int threads = 0;  ///< 0: OpenMP's default
+  bool pdf = false;
+};
+
+class Analysis {
+ public:
+  explicit Analysis(AnalysisInfo info);
+
+  CLI::App& app() { return *app_; }
+  const AnalysisInfo& info() const { return info_; }
+
+  /// An option whose default depends on --scale; an explicit value always wins.
+  template <class T>
+  CLI::Option* scaled_option(const std::string& name, T& var, T quick, T paper, const std::string& help) {
+    auto* opt = app_->add_option(name, var, help + " [quick: " + to_text(quick) + ", paper: " + to_text(paper) + "]");
+    resolvers_.push_back([opt, &var, quick, paper](Scale s) {
+      if (opt->count() == 0) {
+        var = (s == Scale::paper) ? paper : quick;
+        opt->default_str(to_text(var));  // so params records the value used
+      }
+    });
+    return opt;
+  }
+
+  /// Parses flags and runs `body`; returns the process exit code.
+  int run(int argc, char** argv, const std::function<void(Analysis&)>& body);
+
+  CommonFlags common;
+  Result result;
+  std::vector<plot::Figure> figures;
+
+  void add_table(Table table) { result.tables.push_back(std::move(table)); }
+  void add_figure(plot::Figure fig) { figures.push_back(std::move(fig)); }
+  /// A progress bar on stderr, drawn after ~2 s when stderr is a terminal.
+  std::unique_ptr<Progress> progress(const std::string& label, std::size_t total) const;
+
+ private:
+  template <class T>
+  static std::string to_text(const T& v) {
+    if constexpr (std::is_convertible_v<T, std::string>) return std::string(v);
+    else return std::to_string(v);
+  }
+  json collect_params() const;
+  int write_outputs();
+
+  AnalysisInfo info_;
+  std::unique_ptr<CLI::App> app_;
+  std::string scale_flag_;
+  std::vector<std::function<void(Scale)>> resolvers_;
+};
+
+/// Prints a result's checks as a table on stdout.
+void print_checks(const Result& result);
+
+}  // namespace sparseact

@@ -1,0 +1,61 @@
+#pragma once
+// The result of an analysis run, written as <name>.json plus CSV tables (DESIGN.md, the analysis
+// contract). A Check compares what this run measured with what a paper states; `holds` is
+// decided by the analysis from the two, never set to a constant.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace sparseact {
+
+using json = nlohmann::json;
+
+struct Check {
+  std::string id;         ///< short stable identifier, e.g. "thm5_ratio"
+  std::string claim;      ///< "paper 001 Theorem 5"
+  std::string statement;  ///< the inequality or equality in words and symbols
+  json predicted;         ///< the paper's value or bound
+  json measured;          ///< what this run found
+  bool holds = false;
+  json tolerance;  ///< the allowance used to decide `holds`, and how it was derived
+  std::string note;
+};
+
+/// A table of numbers written as <name>.csv (header row, then one row per entry).
+struct Table {
+  std::string name;
+  std::vector<std::string> columns;
+  std::vector<std::vector<double>> rows;
+  void add_row(std::vector<double> row);
+};
+
+struct Result {
+  std::string analysis;
+  std::string paper;
+  std::vector<std::string> claims;
+  json params = json::object();
+  std::uint64_t seed = 1;
+  std::string device = "cpu";
+  std::string version;
+  double elapsed_s = 0.0;
+  std::vector<Check> checks;
+  std::vector<std::string> figures;  ///< file names, relative to the output folder
+  json data = json::object();
+  std::vector<Table> tables;
+
+  Check& add_check(Check check);
+  bool all_hold() const;
+};
+
+json to_json(const Check& check);
+json to_json(const Result& result);
+/// CSV text of a table; numbers with 17 significant digits so they read back exactly.
+std::string to_csv(const Table& table);
+
+/// Writes `text` to `path` atomically: a temporary file in the same folder, then rename(2).
+void write_file_atomic(const std::filesystem::path& path, const std::string& text);
+
+}  // namespace sparseact

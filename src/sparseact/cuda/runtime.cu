@@ -1,0 +1,28 @@
+#include <sparseact/cuda/runtime.hpp>
+#include <sparseact/core/device.hpp>
+
+#include <cuda_runtime.h>
+
+namespace sparseact::cuda {
+
+int device_count() noexcept {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    cudaGetLastError();  // clear the sticky "no driver" error
+    return 0;
+  }
+  return n;
+}
+
+std::string device_name() {
+  if (device_count() == 0) return "";
+  cudaDeviceProp prop{};
+  if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess) return "";
+  return prop.name;
+}
+
+}  // namespace sparseact::cuda
+
+namespace sparseact {
+bool cuda_device_present() noexcept { return cuda::device_count() > 0; }
+}  // namespace sparseact

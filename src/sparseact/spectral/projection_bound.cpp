@@ -1,0 +1,64 @@
+#include <sparseact/spectral/projection_bound.hpp>
+
+#include <stdexcept>
+
+#include <Eigen/Cholesky>
+#include <fmt/format.h>
+
+#include <sparseact/core/errors.hpp>
+#include <sparseact/core/rng.hpp>
+#include <sparseact/spectral/init.hpp>
+
+namespace sparseact::spectral {
+
+ProjectionTerms projection_terms(const Eigen::MatrixXd& K, const Eigen::MatrixXd& eta) {
+  if (eta.rows() != K.rows())
+    throw std::invalid_argument(fmt::format("projection_terms: η has {} rows, K has {}", eta.rows(), K.rows()));
+  ProjectionTerms t;
+  const Eigen::MatrixXd Z = K.transpose() * eta;  // z = Kᵀη, d × samples
+  t.quadratic = Z.colwise().squaredNorm().transpose();
+  t.norm2 = eta.colwise().squaredNorm().transpose();
+  if (K.cols() >= K.rows()) {
+    t.projected = t.norm2;  // K Kᵀ has full rank n: P = I
+  } else {
+    // P = K (KᵀK)⁻¹ Kᵀ, so ‖Pη‖² = ηᵀ K (KᵀK)⁻¹ Kᵀ η = zᵀ (KᵀK)⁻¹ z.
+    Eigen::LLT<Eigen::MatrixXd> llt(small_gram(K));
+    if (llt.info() != Eigen::Success) throw std::runtime_error("projection_terms: KᵀK is not positive definite (K rank-deficient)");
+    const Eigen::MatrixXd W = llt.matrixL().solve(Z);  // ‖L⁻¹z‖² = zᵀ(LLᵀ)⁻¹z
+    t.projected = W.colwise().squaredNorm().transpose();
+  }
+  return t;
+}
+
+Eigen::MatrixXd sample_eta(const Eigen::MatrixXd& K, EtaSource source, Eigen::Index samples, std::uint64_t seed,
+                           std::uint64_t stream) {
+  const Eigen::Index n = K.rows(), d = K.cols();
+  Eigen::MatrixXd eta(n, samples);
+  if (source == EtaSource::gaussian) {
+    fill_random(eta.data(), static_cast<std::size_t>(eta.size()), Distribution::normal, 1.0, seed, stream);
+    return eta;
+  }
+  const Eigen::MatrixXd V = init_weights(d, n, Init::xavier, Distribution::normal, seed, stream_id(stream, 1));
+  Eigen::MatrixXd X(d, samples), T(d, samples);
+  fill_random(X.data(), static_cast<std::size_t>(X.size()), Distribution::normal, 1.0, seed, stream_id(stream, 2));
+  fill_random(T.data(), static_cast<std::size_t>(T.size()), Distribution::normal, 1.0, seed, stream_id(stream, 3));
+  for (Eigen::Index j = 0; j < samples; ++j) X.col(j) *= std::sqrt(static_cast<double>(d)) / X.col(j).norm();
+  const Eigen::MatrixXd H = K * X;                                 // pre-activations h = K x
+  const Eigen::MatrixXd gamma = (H.array() > 0).cast<double>();    // γ = σ'(h) for ReLU
+  const Eigen::MatrixXd Y = V * H.cwiseMax(0.0);                   // y = V ReLU(h)
+  const Eigen::MatrixXd G = V.transpose() * (Y - T);               // g_α = ∂ℓ/∂α
+  eta = G.cwiseProduct(gamma);                                     // η = g_α ⊙ γ
+  return eta;
+}
+
+EtaSource parse_eta_source(const std::string& name) {
+  if (name == "gaussian") return EtaSource::gaussian;
+  if (name == "relu_gradient") return EtaSource::relu_gradient;
+  throw InputError("--eta: expected gaussian or relu_gradient, got '" + name + "'");
+}
+
+const char* to_string(EtaSource source) noexcept {
+  return source == EtaSource::gaussian ? "gaussian" : "relu_gradient";
+}
+
+}  // namespace sparseact::spectral
