@@ -68,8 +68,8 @@ int main(int argc, char** argv) {
   std::string cs_text = "0.25,2,4,8", ns_text;
   int trials = 0;
   std::string init_name = "xavier", dist_name = "normal";
-  analysis.scaled_option("--n", ns_text, std::string("128,256,512"), std::string("256,512,1024,2048"), "rows of K, comma-separated");
-  analysis.scaled_option("--trials", trials, 6, 20, "draws of K per (c, n)")->check(CLI::Range(2, 10000));
+  analysis.scaled_option("--n", ns_text, std::string("64,128,256,512"), std::string("256,512,1024,2048"), "rows of K, comma-separated");
+  analysis.scaled_option("--trials", trials, 30, 24, "draws of K per (c, n)")->check(CLI::Range(2, 10000));
   app.add_option("--c", cs_text, "ratios c = n/d, comma-separated (c ≠ 1)")->capture_default_str();
   app.add_option("--init", init_name, "initialisation")->check(CLI::IsMember({"xavier", "kaiming"}))->capture_default_str();
   app.add_option("--dist", dist_name, "entry distribution")->check(CLI::IsMember({"normal", "uniform"}))->capture_default_str();
@@ -125,10 +125,13 @@ int main(int argc, char** argv) {
       all_ks_converge = all_ks_converge && g.slope + 3 * g.slope_se < 0;
       per_c.push_back({{"c", c}, {"limit", limit}, {"excess_exponent", f.slope}, {"excess_exponent_se", f.slope_se},
                        {"ks_exponent", g.slope}, {"ks_exponent_se", g.slope_se}});
+      // One colour per c, shared by the measurement and its Tracy–Widom prediction.
+      static const char* palette[] = {"#0072B2", "#009E73", "#E69F00", "#000000", "#D55E00", "#CC79A7", "#56B4E9"};
+      const std::string color = palette[ci % 7];
       const std::string label = fmt::format("c = {:g} (limit {:.3g})", c, limit);
-      excess_fig.series.push_back({.x = nv, .y = ex, .label = label, .style = plot::Style::linespoints, .yerr = ex_se});
-      excess_fig.series.push_back({.x = nv, .y = tw_ex, .label = "", .style = plot::Style::lines, .width = 1.5, .dashed = true});
-      ks_fig.series.push_back({.x = nv, .y = ksv, .label = fmt::format("c = {:g}", c), .style = plot::Style::linespoints, .yerr = ks_se});
+      excess_fig.series.push_back({.x = nv, .y = ex, .label = label, .style = plot::Style::linespoints, .color = color, .yerr = ex_se});
+      excess_fig.series.push_back({.x = nv, .y = tw_ex, .label = "", .style = plot::Style::lines, .color = color, .width = 1.5, .dashed = true});
+      ks_fig.series.push_back({.x = nv, .y = ksv, .label = fmt::format("c = {:g}", c), .style = plot::Style::linespoints, .color = color, .yerr = ks_se});
     }
     excess_fig.annotations.push_back({.x = 0.03, .y = 0.06, .text = "dashed: Tracy–Widom prediction at the TW₁ means", .graph = true});
 

@@ -39,7 +39,7 @@ json Analysis::collect_params() const {
   for (const CLI::Option* opt : app_->get_options()) {
     const std::string name = opt->get_single_name();
     if (name.empty() || name == "help" || name == "version") continue;
-    if (opt->get_type_size() == 0) {  // a flag: present or not
+    if (opt->get_items_expected_max() == 0) {  // a flag: present or not
       params[name] = opt->count() > 0;
       continue;
     }

@@ -1,0 +1,199 @@
+// The analysis contract (DESIGN.md), end to end on the real executables at --scale quick: exit
+// codes, the JSON fields, atomic outputs, nothing written on bad input, the same numbers for any
+// thread count.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <sys/wait.h>
+
+#include <nlohmann/json.hpp>
+
+#include <sparseact/core/matrix_io.hpp>
+#include <sparseact/spectral/init.hpp>
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+struct Run {
+  int code;
+  std::string output;  // stdout and stderr
+};
+
+Run run(const std::string& args) {
+  const std::string cmd = std::string(SPARSEACT_BIN_DIR) + "/" + args + " 2>&1";
+  Run r{-1, ""};
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  char buf[4096];
+  while (std::fgets(buf, sizeof buf, pipe)) r.output += buf;
+  const int status = ::pclose(pipe);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
+}
+
+fs::path fresh_dir(const std::string& name) {
+  const fs::path dir = fs::path(SPARSEACT_BINARY_DIR) / "test-tmp" / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir.parent_path());
+  return dir;
+}
+
+json read_json(const fs::path& file) {
+  std::ifstream in(file);
+  REQUIRE(in.good());
+  return json::parse(in);
+}
+
+bool no_temporaries(const fs::path& dir) {
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().find(".tmp") != std::string::npos) return false;
+  return true;
+}
+
+void require_contract_fields(const json& r, const std::string& name) {
+  for (const char* key : {"analysis", "paper", "claims", "params", "seed", "device", "version", "elapsed_s", "checks", "figures", "data"})
+    REQUIRE(r.contains(key));
+  CHECK(r["analysis"] == name);
+  CHECK(r["device"] == "cpu");
+  for (const auto& c : r["checks"]) {
+    for (const char* key : {"id", "claim", "statement", "predicted", "measured", "holds", "tolerance", "note"}) REQUIRE(c.contains(key));
+    CHECK(c["claim"].get<std::string>().rfind("paper ", 0) == 0);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("mp_spectrum --scale quick: every check holds and the outputs are complete", "[analysis][mp_spectrum]") {
+  const fs::path out = fresh_dir("mp_spectrum_quick");
+  const Run r = run("mp_spectrum --scale quick --device cpu --out " + out.string());
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  const json j = read_json(out / "mp_spectrum.json");
+  require_contract_fields(j, "mp_spectrum");
+  CHECK(j["paper"] == "001");
+  CHECK(j["params"]["n"] == 768);  // the quick default, recorded
+  CHECK(j["params"]["d"] == 192);
+  CHECK(j["params"]["scale"] == "quick");
+  CHECK(j["params"]["pdf"] == false);
+  CHECK(j["checks"].size() == 4);
+  for (const auto& c : j["checks"]) CHECK(c["holds"] == true);
+  CHECK(j["data"]["ratio_limit"].get<double>() == Approx(9.0));
+  CHECK(j["data"]["zero_fraction_predicted"].get<double>() == Approx(0.75));
+  for (const char* f : {"trials.csv", "eigenvalues.csv", "theorem6.csv"}) CHECK(fs::exists(out / f));
+  CHECK(no_temporaries(out));
+  if (!j["data"].contains("figure_error")) {
+    CHECK(fs::exists(out / "mp_spectrum_esd.png"));
+    CHECK(fs::exists(out / "mp_spectrum_esd.svg"));
+  }
+}
+
+TEST_CASE("mp_spectrum gives the same numbers for --threads 1 and 2", "[analysis][reproducible]") {
+  const fs::path a = fresh_dir("mp_threads1"), b = fresh_dir("mp_threads2");
+  REQUIRE(run("mp_spectrum --scale quick --device cpu --threads 1 --out " + a.string()).code == 0);
+  REQUIRE(run("mp_spectrum --scale quick --device cpu --threads 2 --out " + b.string()).code == 0);
+  const json ja = read_json(a / "mp_spectrum.json"), jb = read_json(b / "mp_spectrum.json");
+  CHECK(ja["checks"] == jb["checks"]);
+  json da = ja["data"], db = jb["data"];
+  CHECK(da == db);
+  std::ifstream ea(a / "eigenvalues.csv"), eb(b / "eigenvalues.csv");
+  CHECK(std::string(std::istreambuf_iterator<char>(ea), {}) == std::string(std::istreambuf_iterator<char>(eb), {}));
+}
+
+TEST_CASE("mp_spectrum rejects bad flags with exit 2, one line, and writes nothing", "[analysis][cli]") {
+  const fs::path out = fresh_dir("mp_bad");
+  for (const std::string flags : {"--n 0", "--n 1", "--d -3", "--init orthogonal", "--dist cauchy", "--trials 0",
+                                   "--seed banana", "--device tpu", "--scale huge", "--alpha 2", "--no-such-flag",
+                                   "--n 500 --d 500"}) {
+    CAPTURE(flags);
+    const Run r = run("mp_spectrum " + flags + " --out " + out.string());
+    CHECK(r.code == 2);
+    CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
+    CHECK(r.output.find("error") != std::string::npos);
+    CHECK_FALSE(fs::exists(out));
+  }
+  const Run named = run("mp_spectrum --n 0 --out " + out.string());
+  CHECK(named.output.find("--n") != std::string::npos);  // the message names the flag
+}
+
+TEST_CASE("mp_spectrum --weights: a corrupted .npy exits 2, a valid one is analysed", "[analysis][weights]") {
+  const fs::path dir = fresh_dir("mp_weights");
+  fs::create_directories(dir);
+  const fs::path bad = dir / "corrupt.npy";
+  {
+    std::ofstream f(bad, std::ios::binary);
+    f << "\x93NUMPY\x01\x00garbage";
+  }
+  const fs::path out = dir / "out_bad";
+  const Run r = run("mp_spectrum --weights " + bad.string() + " --out " + out.string());
+  INFO(r.output);
+  CHECK(r.code == 2);
+  CHECK(r.output.find("corrupt.npy") != std::string::npos);
+  CHECK_FALSE(fs::exists(out));
+
+  // A real i.i.d. matrix saved to .npy: the law at its shape fits.
+  const fs::path good = dir / "K.npy";
+  sparseact::save_npy(good, sparseact::spectral::init_weights(600, 150, sparseact::spectral::Init::kaiming,
+                                                               sparseact::Distribution::uniform, 3));
+  const fs::path out2 = dir / "out_good";
+  const Run ok = run("mp_spectrum --weights " + good.string() + " --out " + out2.string());
+  INFO(ok.output);
+  CHECK(ok.code == 0);
+  const json j = read_json(out2 / "mp_spectrum.json");
+  CHECK(j["params"]["weights"] == good.string());
+  CHECK(j["data"]["source"].get<std::string>().find("weights") == 0);
+
+  // A low-rank "checkpoint" breaks Theorem 5's zero fraction: the check fails, exit 3.
+  Eigen::MatrixXd low = sparseact::spectral::init_weights(300, 5, sparseact::spectral::Init::xavier, sparseact::Distribution::normal, 1) *
+                        sparseact::spectral::init_weights(5, 100, sparseact::spectral::Init::xavier, sparseact::Distribution::normal, 2);
+  const fs::path lowrank = dir / "lowrank.npy";
+  sparseact::save_npy(lowrank, low);
+  const Run fails = run("mp_spectrum --weights " + lowrank.string() + " --out " + (dir / "out_low").string());
+  INFO(fails.output);
+  CHECK(fails.code == 3);
+  const json jl = read_json(dir / "out_low" / "mp_spectrum.json");
+  CHECK(jl["checks"][1]["id"] == "thm5_zero_fraction");
+  CHECK(jl["checks"][1]["holds"] == false);
+}
+
+TEST_CASE("mp_sweep --scale quick converges and writes its figures' data", "[analysis][mp_sweep]") {
+  const fs::path out = fresh_dir("mp_sweep_quick");
+  const Run r = run("mp_sweep --scale quick --device cpu --out " + out.string());
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  const json j = read_json(out / "mp_sweep.json");
+  require_contract_fields(j, "mp_sweep");
+  CHECK(j["checks"].size() == 3);
+  CHECK(fs::exists(out / "sweep.csv"));
+  CHECK(run("mp_sweep --c 1 --out " + out.string() + "_c1").code == 2);
+  CHECK(run("mp_sweep --n 64,128 --out " + out.string() + "_n").code == 2);
+  CHECK_FALSE(fs::exists(out.string() + "_c1"));
+}
+
+TEST_CASE("--help and --version exit 0", "[analysis][cli]") {
+  const Run h = run("mp_spectrum --help");
+  CHECK(h.code == 0);
+  CHECK(h.output.find("--weights") != std::string::npos);
+  const Run v = run("mp_sweep --version");
+  CHECK(v.code == 0);
+  CHECK(v.output.find("sparseact") != std::string::npos);
+}
+
+TEST_CASE("sparseact_report writes REPORT.md with a row per check", "[analysis][report]") {
+  const fs::path root = fresh_dir("report");
+  REQUIRE(run("mp_spectrum --scale quick --out " + (root / "mp_spectrum").string()).code == 0);
+  const Run r = run("sparseact_report " + root.string());
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  std::ifstream in(root / "REPORT.md");
+  const std::string md(std::istreambuf_iterator<char>(in), {});
+  CHECK(md.find("## Paper 001") != std::string::npos);
+  CHECK(md.find("paper 001 Theorem 5") != std::string::npos);
+  CHECK(md.find("4 of 4 checks hold") != std::string::npos);
+  CHECK(run("sparseact_report " + (root / "missing").string()).code == 2);
+}
