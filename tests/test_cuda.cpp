@@ -12,7 +12,7 @@
 using namespace sparseact;
 using namespace sparseact::spectral;
 
-TEST_CASE("--device resolution without and with a GPU", "[cuda][device]") {
+TEST_CASE("Device resolution without and with a GPU", "[cuda][device]") {
   CHECK(resolve_device("cpu") == Device::cpu);
   CHECK_THROWS_AS(resolve_device("tpu"), InputError);
   if (!cuda_device_present()) {

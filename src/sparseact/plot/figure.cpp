@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <cctype>
 #include <regex>
 #include <stdexcept>
 #include <string_view>
@@ -537,15 +538,22 @@ Outcome run_gnuplot(const fs::path& exe, const std::string& script) {
 /// its message ("line 12: unrecognized plot type"), so the message line is preferred over the
 /// first line of stderr, and over gnuplot's own "line N: warning: ..." and fontconfig's chatter.
 std::string failure(const Outcome& out) {
-  static const std::regex message{"line [0-9]+:\\s*(?!\\s|warning:)(.+)"};
   std::string first;
   std::size_t start = 0;
   while (start < out.errors.size()) {
     std::size_t end = out.errors.find('\n', start);
     std::string line = out.errors.substr(start, end == std::string::npos ? std::string::npos : end - start);
     start = end == std::string::npos ? out.errors.size() : end + 1;
-    std::smatch m;
-    if (std::regex_search(line, m, message)) return m[1].str();
+    // "line <digits>: <message>", unless the message is a warning.
+    const std::size_t at = line.find("line ");
+    if (at != std::string::npos) {
+      std::size_t i = at + 5;
+      while (i < line.size() && std::isdigit(static_cast<unsigned char>(line[i]))) ++i;
+      if (i > at + 5 && i < line.size() && line[i] == ':') {
+        const std::size_t text = line.find_first_not_of(" \t", i + 1);
+        if (text != std::string::npos && line.compare(text, 8, "warning:") != 0) return line.substr(text);
+      }
+    }
     auto begin = line.find_first_not_of(" \t\r");
     if (first.empty() && begin != std::string::npos) first = line.substr(begin);
   }
