@@ -74,7 +74,17 @@ int main(int argc, char** argv) {
       }
       source = fmt::format("{} {} initialisation", init_name, dist_name);
     }
-    const std::vector<Spectrum> spectra = kkt_spectra(Ks, a.common.device);
+    // The GPU takes the batch at once (buffers reused); the CPU goes matrix by matrix, with progress.
+    std::vector<Spectrum> spectra;
+    if (a.common.device == Device::cuda) {
+      spectra = kkt_spectra(Ks, Device::cuda);
+    } else {
+      auto progress = a.progress("spectra", Ks.size());
+      for (const auto& K : Ks) {
+        spectra.push_back(kkt_spectrum(K));
+        progress->advance();
+      }
+    }
 
     const double c = static_cast<double>(n) / d;  // paper 001 Theorem 5: c = n/d
     const double limit = ratio_limit(c);

@@ -57,11 +57,16 @@ std::string read_bytes(const fs::path& p) {
 
 std::string uint_bytes(std::uint64_t v, int n, bool big_endian = false) {
   std::string s(static_cast<std::size_t>(n), '\0');
-  for (int i = 0; i < n; ++i) s[static_cast<std::size_t>(big_endian ? n - 1 - i : i)] = static_cast<char>((v >> (8 * i)) & 0xff);
+  for (int i = 0; i < n; ++i)
+    s[static_cast<std::size_t>(big_endian ? n - 1 - i : i)] = static_cast<char>((v >> (8 * i)) & 0xff);
   return s;
 }
-std::string f32_bytes(float v, bool big_endian = false) { return uint_bytes(std::bit_cast<std::uint32_t>(v), 4, big_endian); }
-std::string f64_bytes(double v, bool big_endian = false) { return uint_bytes(std::bit_cast<std::uint64_t>(v), 8, big_endian); }
+std::string f32_bytes(float v, bool big_endian = false) {
+  return uint_bytes(std::bit_cast<std::uint32_t>(v), 4, big_endian);
+}
+std::string f64_bytes(double v, bool big_endian = false) {
+  return uint_bytes(std::bit_cast<std::uint64_t>(v), 8, big_endian);
+}
 
 // A .npy file: magic, version major.0, header length (2 bytes for v1, 4 for v2/v3), the dict
 // padded with spaces and a newline to a multiple of `align`, then the data.
@@ -227,6 +232,15 @@ TEST_CASE("load_npy reads hand-built files", "[io]") {
     const Eigen::MatrixXd e = sparseact::load_npy(path);
     CHECK(e.rows() == 0);
     CHECK(e.cols() == 7);
+    for (const char* order : {"False", "True"}) {
+      const std::string dict = std::string("{'descr': '<f4', 'fortran_order': ") + order + ", 'shape': (3, 0), }";
+      write_bytes(path, npy_bytes(1, dict, ""));
+      const Eigen::MatrixXd z = sparseact::load_npy(path);
+      CHECK(z.rows() == 3);
+      CHECK(z.cols() == 0);
+    }
+    write_bytes(path, npy_bytes(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (0,), }", ""));
+    CHECK(sparseact::load_npy(path).cols() == 0);
   }
 }
 
@@ -457,7 +471,8 @@ with open(f"{d}/model.safetensors", "wb") as f:
     INFO(name);
     require_3x4(sparseact::load_safetensors(st, name));
   }
-  CHECK(same(sparseact::load_safetensors(st, "row"), (Eigen::RowVectorXd(5) << -0.75, -0.375, 0, 0.375, 0.75).finished()));
+  const Eigen::RowVectorXd row = (Eigen::RowVectorXd(5) << -0.75, -0.375, 0, 0.375, 0.75).finished();
+  CHECK(same(sparseact::load_safetensors(st, "row"), row));
   CHECK(same(sparseact::load_safetensors(st, "s"), Eigen::MatrixXd::Constant(1, 1, 7.25)));
   require_3x4(sparseact::load_matrix(st.string() + ":w16"));
 }

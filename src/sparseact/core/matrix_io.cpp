@@ -2,8 +2,8 @@
 //
 // Every number in these headers comes from an untrusted file. The rule throughout: parse the
 // header, validate every size against the file's actual size with overflow-checked arithmetic,
-// and only then allocate or read. Data are read in bounded chunks straight into the result, so
-// loading a tensor costs the matrix plus one small buffer, never a copy of the whole file.
+// and only then allocate or read. Data are read in chunks straight into the result, so loading
+// a tensor costs the matrix plus a small buffer (at most one row), never a copy of the file.
 #include <sparseact/core/matrix_io.hpp>
 
 #include <algorithm>
@@ -50,10 +50,11 @@ std::string printable(std::string_view s, std::size_t max_len = std::string_view
   return out;
 }
 
-std::string quote_name(std::string_view s) { return "'" + printable(s, 80) + "'"; }
+// (fmt::format rather than "'" + ...: GCC 12 gives a false -Wrestrict warning for the latter.)
+std::string quote_name(std::string_view s) { return fmt::format("'{}'", printable(s, 80)); }
 
 [[noreturn]] void fail(const fs::path& file, std::string_view what) {
-  throw InputError(printable(file.string()) + ": " + std::string(what));
+  throw InputError(fmt::format("{}: {}", printable(file.string()), what));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -185,24 +186,34 @@ void decode(const unsigned char* p, std::size_t count, const Dtype& t, double* o
 Eigen::MatrixXd read_matrix(InputFile& file, uint64_t offset, const Dtype& t, Eigen::Index rows, Eigen::Index cols,
                             bool row_major) {
   Eigen::MatrixXd m(rows, cols);
-  const auto count = static_cast<uint64_t>(rows) * static_cast<uint64_t>(cols);
-  constexpr uint64_t chunk = 1 << 16;  // elements per read: bounded memory for any tensor size
-  std::vector<unsigned char> bytes(static_cast<std::size_t>(std::min(count, chunk) * t.size));
-  std::vector<double> values(static_cast<std::size_t>(std::min(count, chunk)));
-  Eigen::Index r = 0, c = 0;
-  for (uint64_t done = 0; done < count;) {
-    const auto n = static_cast<std::size_t>(std::min(chunk, count - done));
-    file.read(offset + done * t.size, bytes.data(), n * t.size);
-    if (!row_major) {
-      decode(bytes.data(), n, t, m.data() + done);  // same order as Eigen's storage
-    } else {
-      decode(bytes.data(), n, t, values.data());
-      for (std::size_t i = 0; i < n; ++i) {
-        m(r, c) = values[i];
-        if (++c == cols) c = 0, ++r;
-      }
+  constexpr Eigen::Index chunk = 1 << 16;  // elements per read: memory stays bounded for any size
+  if (m.size() == 0) return m;
+  if (!row_major || rows == 1 || cols == 1) {
+    // The file's order is Eigen's storage order: decode straight into the matrix.
+    const auto count = static_cast<uint64_t>(m.size());
+    std::vector<unsigned char> bytes(static_cast<std::size_t>(std::min<uint64_t>(count, chunk)) * t.size);
+    for (uint64_t done = 0; done < count;) {
+      const auto n = static_cast<std::size_t>(std::min<uint64_t>(chunk, count - done));
+      file.read(offset + done * t.size, bytes.data(), n * t.size);
+      decode(bytes.data(), n, t, m.data() + done);
+      done += n;
     }
-    done += n;
+    return m;
+  }
+  // Row-major data go in blocks of whole rows, transposed block by block: a block stays in
+  // cache, where scattering single elements across columns would not (3x slower when measured).
+  // A block is at least one row, so a buffer is at most max(64 Ki elements, one row).
+  using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const Eigen::Index block_rows = std::min(rows, std::max<Eigen::Index>(1, chunk / cols));
+  const auto block_size = static_cast<std::size_t>(block_rows * cols);
+  std::vector<unsigned char> bytes(block_size * t.size);
+  std::vector<double> values(block_size);
+  for (Eigen::Index r0 = 0; r0 < rows; r0 += block_rows) {
+    const Eigen::Index k = std::min(block_rows, rows - r0);
+    const auto n = static_cast<std::size_t>(k * cols);
+    file.read(offset + static_cast<uint64_t>(r0 * cols) * t.size, bytes.data(), n * t.size);
+    decode(bytes.data(), n, t, values.data());
+    m.middleRows(r0, k) = Eigen::Map<const RowMajor>(values.data(), k, cols);
   }
   return m;
 }
@@ -491,7 +502,8 @@ NpyHeader read_npy_header(InputFile& file) {
     if (key.text == "shape") shape = &dict.items[i + 1];
   }
   if (!descr || !fortran || !shape)
-    fail(path, fmt::format("malformed .npy header: missing key '{}'", !descr ? "descr" : !fortran ? "fortran_order" : "shape"));
+    fail(path, fmt::format("malformed .npy header: missing key '{}'",
+                           !descr ? "descr" : !fortran ? "fortran_order" : "shape"));
 
   NpyHeader h{};
   if (descr->kind == PyValue::Kind::list)
@@ -544,7 +556,7 @@ std::size_t safetensors_dtype_size(std::string_view dtype) {
   return 0;
 }
 
-std::string shape_list(const std::vector<uint64_t>& shape) { return "[" + join_dims(shape, ", ") + "]"; }
+std::string shape_list(const std::vector<uint64_t>& shape) { return fmt::format("[{}]", join_dims(shape, ", ")); }
 
 // Rejects JSON nested deeper than a safetensors header ever is, before nlohmann builds it: a
 // header of a million '[' would otherwise cost far more memory than the file.
@@ -610,7 +622,7 @@ SafetensorsHeader read_safetensors_header(InputFile& file) {
     if (name == "__metadata__") continue;
     TensorEntry t;
     t.name = name;
-    const std::string who = "tensor " + quote_name(name);
+    const std::string who = fmt::format("tensor {}", quote_name(name));
     if (!entry.is_object()) fail(path, who + ": entry is not a JSON object");
     const auto dtype = entry.find("dtype");
     const auto shape = entry.find("shape");
@@ -656,7 +668,7 @@ std::string available_names(const SafetensorsHeader& h) {
 
 Eigen::MatrixXd load_tensor(InputFile& file, const SafetensorsHeader& h, const TensorEntry& t) {
   const fs::path& path = file.path();
-  const std::string who = "tensor " + quote_name(t.name);
+  const std::string who = fmt::format("tensor {}", quote_name(t.name));
   std::optional<Dtype> dtype;
   if (t.dtype == "F32") dtype = Dtype{Scalar::f32, false, 4, "F32"};
   if (t.dtype == "F64") dtype = Dtype{Scalar::f64, false, 8, "F64"};
@@ -775,7 +787,8 @@ Eigen::MatrixXd load_matrix(const std::string& spec) {
   }
 
   if (is_npy) {
-    if (tensor) fail(file, fmt::format("a .npy file holds one array; no tensor name ({}) expected", quote_name(*tensor)));
+    if (tensor)
+      fail(file, fmt::format("a .npy file holds one array; no tensor name ({}) expected", quote_name(*tensor)));
     return load_npy(file);
   }
   if (tensor) return load_safetensors(file, *tensor);
