@@ -15,56 +15,18 @@
 #include <sparseact/core/matrix_io.hpp>
 #include <sparseact/spectral/init.hpp>
 
+#include "support.hpp"
+
 namespace fs = std::filesystem;
 using nlohmann::json;
+using namespace test_support;
 
 namespace {
-
-struct Run {
-  int code;
-  std::string output;  // stdout and stderr
-};
-
-Run run(const std::string& args) {
-  const std::string cmd = std::string(SPARSEACT_BIN_DIR) + "/" + args + " 2>&1";
-  Run r{-1, ""};
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, pipe)) r.output += buf;
-  const int status = ::pclose(pipe);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return r;
-}
-
-fs::path fresh_dir(const std::string& name) {
-  const fs::path dir = fs::path(SPARSEACT_BINARY_DIR) / "test-tmp" / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir.parent_path());
-  return dir;
-}
-
-json read_json(const fs::path& file) {
-  std::ifstream in(file);
-  REQUIRE(in.good());
-  return json::parse(in);
-}
 
 bool no_temporaries(const fs::path& dir) {
   for (const auto& e : fs::directory_iterator(dir))
     if (e.path().filename().string().find(".tmp") != std::string::npos) return false;
   return true;
-}
-
-void require_contract_fields(const json& r, const std::string& name) {
-  for (const char* key : {"analysis", "paper", "claims", "params", "seed", "device", "version", "elapsed_s", "checks", "figures", "data"})
-    REQUIRE(r.contains(key));
-  CHECK(r["analysis"] == name);
-  CHECK(r["device"] == "cpu");
-  for (const auto& c : r["checks"]) {
-    for (const char* key : {"id", "claim", "statement", "predicted", "measured", "holds", "tolerance", "note"}) REQUIRE(c.contains(key));
-    CHECK(c["claim"].get<std::string>().rfind("paper ", 0) == 0);
-  }
 }
 
 }  // namespace
@@ -76,6 +38,7 @@ TEST_CASE("mp_spectrum --scale quick: every check holds and the outputs are comp
   REQUIRE(r.code == 0);
   const json j = read_json(out / "mp_spectrum.json");
   require_contract_fields(j, "mp_spectrum");
+  CHECK(j["device"] == "cpu");
   CHECK(j["paper"] == "001");
   CHECK(j["params"]["n"] == 768);  // the quick default, recorded
   CHECK(j["params"]["d"] == 192);
