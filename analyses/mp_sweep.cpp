@@ -38,22 +38,6 @@ Fit loglog_fit(const std::vector<double>& x, const std::vector<double>& y, const
   return {(sw * swxy - swx * swy) / det, std::sqrt(sw / det)};
 }
 
-std::vector<double> parse_list(const std::string& flag, const std::string& text, double lo, double hi) {
-  std::vector<double> out;
-  std::size_t pos = 0;
-  while (pos <= text.size()) {
-    const std::size_t end = std::min(text.find(',', pos), text.size());
-    const std::string item = text.substr(pos, end - pos);
-    char* rest = nullptr;
-    const double v = std::strtod(item.c_str(), &rest);
-    if (item.empty() || *rest != '\0' || !(v >= lo && v <= hi))
-      throw InputError(fmt::format("{}: '{}' is not a comma-separated list of numbers in [{}, {}]", flag, text, lo, hi));
-    out.push_back(v);
-    pos = end + 1;
-  }
-  return out;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -75,8 +59,8 @@ int main(int argc, char** argv) {
   app.add_option("--dist", dist_name, "entry distribution")->check(CLI::IsMember({"normal", "uniform"}))->capture_default_str();
 
   return analysis.run(argc, argv, [&](Analysis& a) {
-    const std::vector<double> cs = parse_list("--c", cs_text, 1e-3, 1e3);
-    const std::vector<double> ns = parse_list("--n", ns_text, 8, 20000);
+    const std::vector<double> cs = parse_number_list("--c", cs_text, 1e-3, 1e3);
+    const std::vector<double> ns = parse_number_list("--n", ns_text, 8, 20000);
     if (ns.size() < 3) throw InputError("--n: give at least three sizes to fit a rate");
     for (double c : cs)
       if (std::abs(c - 1) < 0.05) throw InputError(fmt::format("--c: {} is too close to 1 (the ratio limit is infinite at c = 1)", c));

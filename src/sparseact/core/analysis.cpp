@@ -1,6 +1,9 @@
 #include <sparseact/core/analysis.hpp>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <iostream>
 
@@ -137,6 +140,24 @@ int Analysis::write_outputs() {
     return exit_internal;
   }
   return result.all_hold() ? exit_ok : exit_check_failed;
+}
+
+std::vector<double> parse_number_list(const std::string& flag, const std::string& text, double lo, double hi,
+                                      bool integers) {
+  std::vector<double> out;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    const std::size_t end = std::min(text.find(',', pos), text.size());
+    const std::string item = text.substr(pos, end - pos);
+    char* rest = nullptr;
+    const double v = std::strtod(item.c_str(), &rest);
+    if (item.empty() || *rest != '\0' || !(v >= lo && v <= hi) || (integers && v != std::floor(v)))
+      throw InputError(fmt::format("{}: '{}' is not a comma-separated list of {} in [{}, {}]", flag, text,
+                                   integers ? "integers" : "numbers", lo, hi));
+    out.push_back(v);
+    pos = end + 1;
+  }
+  return out;
 }
 
 void print_checks(const Result& r) {

@@ -96,6 +96,11 @@ class Analysis {
   std::vector<std::function<void(Scale)>> resolvers_;
 };
 
+/// Parses a comma-separated list of numbers given to `flag` (e.g. --c 0.25,4), each in [lo, hi]
+/// (and whole when `integers`); throws InputError naming the flag otherwise.
+std::vector<double> parse_number_list(const std::string& flag, const std::string& text, double lo, double hi,
+                                      bool integers = false);
+
 /// Prints a result's checks as a table on stdout.
 void print_checks(const Result& result);
 
