@@ -215,8 +215,8 @@ int main(int argc, char** argv) {
     fig.series.push_back({.x = xs, .y = ys, .label = fmt::format("Marchenko–Pastur, c = {:.3g}", c), .color = "black"});
     fig.lines.push_back({.at = law.a(), .vertical = true, .label = "edges a, b"});
     fig.lines.push_back({.at = law.b(), .vertical = true});
-    fig.annotations.push_back({.x = 0.50, .y = 0.72, .text = fmt::format("max λ_max/λ_min⁺ = {:.3f}, limit ((1+√c)/(1−√c))² = {:.3g}", max_ratio, limit), .graph = true});
-    fig.annotations.push_back({.x = 0.50, .y = 0.66, .text = fmt::format("zero eigenvalues {:.4f} of n, 1 − d/n = {:.4f}", spectra[0].zero_fraction(), expected_zero_fraction), .graph = true});
+    fig.annotations.push_back({.x = 0.48, .y = 0.72, .text = fmt::format("λ_max/λ_min⁺ ≤ {:.3f}  (limit {:.3g})", max_ratio, limit), .graph = true});
+    fig.annotations.push_back({.x = 0.48, .y = 0.66, .text = fmt::format("zero fraction {:.4f}  (1 − d/n = {:.4f})", spectra[0].zero_fraction(), expected_zero_fraction), .graph = true});
     a.add_figure(std::move(fig));
   });
 }
