@@ -1,0 +1,52 @@
+#pragma once
+// Hash families of paper 000 §2.2, hashing N points at once (one matrix product plus a pass).
+//
+//   Euclidean LSH (Datar et al. 2004):  h_i(x) = ⌊(a_iᵀx + b_i)/ε⌋,  a_i ~ N(0, I_d),  b_i ~ U[0, ε],
+//     i ∈ [D]: a point's code is D integers. (ERRATA 000, Lemma B.2: a_i unnormalised, so the slab
+//     width along a unit direction is ε/‖a_i‖ ≈ ε/√d.)
+//   Sign-pattern (hyperplane) LSH, the LSH(d, s, m, Δ) model: s tables of m hash bits each,
+//     h_j(x) = sign(w_jᵀx + c_j) ∈ {−1, 1}; a point's code in table i is the m-bit pattern z^i.
+//     Offsets c_j ~ U[−r, r] (r = 0: hyperplanes through the origin, Charikar 2002).
+//
+// Points are the columns of X (d × N), as everywhere in lsh/.
+#include <cstdint>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include <sparseact/core/device.hpp>
+
+namespace sparseact::lsh {
+
+using CodeMatrix = Eigen::Matrix<std::int32_t, Eigen::Dynamic, Eigen::Dynamic>;  ///< one code per column
+
+struct EuclideanLsh {
+  Eigen::MatrixXd a;  ///< D × d, rows a_i ~ N(0, I_d)
+  Eigen::VectorXd b;  ///< D offsets b_i ~ U[0, ε]
+  double eps = 1.0;   ///< bucket width ε
+  Eigen::Index dims() const { return a.cols(); }
+  Eigen::Index hashes() const { return a.rows(); }
+};
+
+/// D hash functions on R^d with width ε, from the stream (seed, stream).
+EuclideanLsh make_euclidean_lsh(Eigen::Index d, Eigen::Index D, double eps, std::uint64_t seed, std::uint64_t stream = 0);
+
+/// Codes of the columns of X (d × N): a D × N matrix of ⌊(AX + b)/ε⌋. Throws std::invalid_argument on
+/// a dimension mismatch or a code outside int32.
+CodeMatrix hash(const EuclideanLsh& lsh, const Eigen::MatrixXd& X, Device device = Device::cpu);
+
+struct HyperplaneLsh {
+  Eigen::MatrixXd w;  ///< (s·m) × d, rows w_j ~ N(0, I_d); rows i·m … i·m+m−1 form table i
+  Eigen::VectorXd c;  ///< s·m offsets
+  int tables = 1;     ///< s
+  int bits = 1;       ///< m ≤ 62 (a table's code fits one 64-bit word)
+};
+
+HyperplaneLsh make_hyperplane_lsh(Eigen::Index d, int tables, int bits, double offset_range, std::uint64_t seed,
+                                  std::uint64_t stream = 0);
+
+/// Sign patterns as bucket ids: an s × N matrix, entry (i, n) = Σ_j 2^j · 1[w_{im+j}ᵀx_n + c_{im+j} > 0].
+Eigen::Matrix<std::uint64_t, Eigen::Dynamic, Eigen::Dynamic> hash(const HyperplaneLsh& lsh, const Eigen::MatrixXd& X,
+                                                                  Device device = Device::cpu);
+
+}  // namespace sparseact::lsh

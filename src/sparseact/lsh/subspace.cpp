@@ -1,0 +1,366 @@
+#include <sparseact/lsh/subspace.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+#include <Eigen/Dense>
+#include <glpk.h>
+
+#include <sparseact/core/rng.hpp>
+
+namespace sparseact::lsh {
+
+namespace {
+
+// Sub-streams of a sampling stream: block b uses stream_id(stream, b); the pilot that estimates the
+// acceptance rate uses a stream no block reaches.
+constexpr std::uint64_t pilot_stream = ~std::uint64_t{0};
+constexpr Eigen::Index block_points = 2048;      // accepted points per block
+constexpr Eigen::Index pilot_proposals = 1 << 16;
+constexpr double min_acceptance = 1e-4;          // below it, rejection is too slow: hit-and-run
+
+/// Thin Q of a d × k matrix of full column rank, columns signed so diag(R) > 0 (then Q of a Gaussian
+/// matrix is Haar-distributed on the Stiefel manifold; Mezzadri 2007).
+Eigen::MatrixXd orthonormal_columns(const Eigen::MatrixXd& M) {
+  const Eigen::Index d = M.rows(), k = M.cols();
+  if (k < 1 || k > d) throw std::invalid_argument("subspace: need 1 ≤ k ≤ d");
+  Eigen::HouseholderQR<Eigen::MatrixXd> qr(M);
+  Eigen::MatrixXd Q = qr.householderQ() * Eigen::MatrixXd::Identity(d, k);
+  const Eigen::MatrixXd R = qr.matrixQR().topRows(k).triangularView<Eigen::Upper>();
+  const double scale = M.cwiseAbs().maxCoeff();
+  for (Eigen::Index j = 0; j < k; ++j) {
+    if (!(std::abs(R(j, j)) > 1e-12 * std::max(scale, 1e-300) * static_cast<double>(d)))
+      throw std::invalid_argument("subspace: the basis does not have full column rank");
+    if (R(j, j) < 0) Q.col(j) = -Q.col(j);
+  }
+  return Q;
+}
+
+Subspace with_box(Eigen::MatrixXd U) {
+  Subspace S;
+  const BoundingBox box = bounding_box(U);
+  S.U = std::move(U);
+  S.y_lo = box.lo;
+  S.y_hi = box.hi;
+  return S;
+}
+
+/// y ∈ P, i.e. ‖U y‖_∞ ≤ 1.
+bool inside(const Eigen::MatrixXd& U, const Eigen::VectorXd& y) { return (U * y).cwiseAbs().maxCoeff() <= 1.0; }
+
+}  // namespace
+
+BoundingBox bounding_box(const Eigen::MatrixXd& U) {
+  const int d = static_cast<int>(U.rows()), k = static_cast<int>(U.cols());
+  if (k < 1 || d < k) throw std::invalid_argument("bounding_box: U must be d × k with 1 ≤ k ≤ d");
+  glp_term_out(GLP_OFF);
+  glp_prob* lp = glp_create_prob();
+  glp_add_rows(lp, d);
+  glp_add_cols(lp, k);
+  for (int i = 1; i <= d; ++i) glp_set_row_bnds(lp, i, GLP_DB, -1.0, 1.0);  // −1 ≤ (U y)_i ≤ 1
+  for (int j = 1; j <= k; ++j) glp_set_col_bnds(lp, j, GLP_FR, 0.0, 0.0);    // y free
+  std::vector<int> ia(1), ja(1);
+  std::vector<double> ar(1);
+  for (int i = 0; i < d; ++i)
+    for (int j = 0; j < k; ++j)
+      if (U(i, j) != 0.0) {
+        ia.push_back(i + 1);
+        ja.push_back(j + 1);
+        ar.push_back(U(i, j));
+      }
+  glp_load_matrix(lp, static_cast<int>(ia.size()) - 1, ia.data(), ja.data(), ar.data());
+  glp_smcp parm;
+  glp_init_smcp(&parm);
+  parm.msg_lev = GLP_MSG_OFF;
+  BoundingBox box{Eigen::VectorXd(k), Eigen::VectorXd(k), Eigen::MatrixXd(k, 2 * k)};
+  for (int j = 0; j < k; ++j) {
+    for (int sense = 0; sense < 2; ++sense) {  // 0: min y_j, 1: max y_j
+      for (int jj = 1; jj <= k; ++jj) glp_set_obj_coef(lp, jj, jj == j + 1 ? 1.0 : 0.0);
+      glp_set_obj_dir(lp, sense == 0 ? GLP_MIN : GLP_MAX);
+      const int ret = glp_simplex(lp, &parm);
+      if (ret != 0 || glp_get_status(lp) != GLP_OPT) {
+        glp_delete_prob(lp);
+        throw std::runtime_error("bounding_box: GLPK found no optimum (U not of full rank?)");
+      }
+      for (int jj = 0; jj < k; ++jj) box.witnesses(jj, 2 * j + sense) = glp_get_col_prim(lp, jj + 1);
+      (sense == 0 ? box.lo : box.hi)(j) = glp_get_obj_val(lp);
+    }
+  }
+  glp_delete_prob(lp);
+  return box;
+}
+
+Subspace random_subspace(Eigen::Index d, Eigen::Index k, std::uint64_t seed, std::uint64_t stream) {
+  if (k < 1 || k > d) throw std::invalid_argument("random_subspace: need 1 ≤ k ≤ d");
+  Eigen::MatrixXd G(d, k);  // Gaussian d × k; its column span is a Haar-random k-subspace
+  fill_random(G.data(), static_cast<std::size_t>(G.size()), Distribution::normal, 1.0, seed, stream);
+  return with_box(orthonormal_columns(G));
+}
+
+Subspace subspace_from_basis(const Eigen::MatrixXd& basis) { return with_box(orthonormal_columns(basis)); }
+
+Eigen::MatrixXd sample_uniform(const Subspace& S, Eigen::Index N, std::uint64_t seed, std::uint64_t stream, SampleStats* stats) {
+  const Eigen::Index d = S.d(), k = S.k();
+  if (N < 0) throw std::invalid_argument("sample_uniform: N < 0");
+  if (S.y_lo.size() != k || S.y_hi.size() != k) throw std::invalid_argument("sample_uniform: the subspace has no bounding box");
+  // The LP box is tight up to the simplex's rounding: widen it by a hair so that it surely contains P.
+  // Rejection stays exactly uniform on P for any box ⊇ P (only the acceptance rate changes).
+  Eigen::VectorXd lo(k), hi(k);
+  for (Eigen::Index j = 0; j < k; ++j) {
+    const double pad = 1e-9 * (1.0 + std::max(std::abs(S.y_lo(j)), std::abs(S.y_hi(j))));
+    lo(j) = S.y_lo(j) - pad;
+    hi(j) = S.y_hi(j) + pad;
+  }
+  auto propose = [&](Rng& rng, Eigen::VectorXd& y) {
+    for (Eigen::Index j = 0; j < k; ++j) y(j) = rng.uniform(lo(j), hi(j));
+  };
+
+  // Pilot: the acceptance rate vol(P)/vol(box) decides the method.
+  double pilot_rate;
+  {
+    Rng rng(seed, stream_id(stream, pilot_stream));
+    Eigen::VectorXd y(k);
+    Eigen::Index hits = 0;
+    Eigen::Index t = 0;
+    for (; t < pilot_proposals && hits < 256; ++t) {  // enough hits to tell the rate from 1e-4
+      propose(rng, y);
+      hits += inside(S.U, y);
+    }
+    pilot_rate = static_cast<double>(hits) / static_cast<double>(t);
+  }
+  const bool rejection = pilot_rate >= min_acceptance;
+
+  Eigen::MatrixXd Y(k, N);
+  const Eigen::Index blocks = (N + block_points - 1) / block_points;
+  long long proposals = 0, accepted = 0;
+#pragma omp parallel for schedule(dynamic) reduction(+ : proposals, accepted)
+  for (Eigen::Index b = 0; b < blocks; ++b) {
+    Rng rng(seed, stream_id(stream, static_cast<std::uint64_t>(b)));
+    const Eigen::Index begin = b * block_points, end = std::min(N, begin + block_points);
+    Eigen::VectorXd y(k);
+    if (rejection) {
+      // Exactly uniform: proposals uniform on the box, kept when in P.
+      for (Eigen::Index n = begin; n < end;) {
+        propose(rng, y);
+        ++proposals;
+        if (inside(S.U, y)) {
+          Y.col(n++) = y;
+          ++accepted;
+        }
+      }
+    } else {
+      // Hit-and-run (Smith 1984) from the centre y = 0 ∈ P (P is symmetric): a uniform direction v, the
+      // chord {y + t v} ∩ P from the 2d constraints, t uniform on it. Its law converges to the uniform
+      // one; burn-in and thinning below, per block (one chain per block, so any thread count agrees).
+      y.setZero();
+      const Eigen::Index burn = 1000 + 100 * k * k, thin = 10 * k;
+      Eigen::VectorXd v(k);
+      auto step = [&] {
+        for (Eigen::Index j = 0; j < k; ++j) v(j) = rng.normal();
+        v.normalize();
+        const Eigen::VectorXd Uy = S.U * y, Uv = S.U * v;
+        double tlo = -INFINITY, thi = INFINITY;
+        for (Eigen::Index i = 0; i < d; ++i) {
+          if (Uv(i) == 0) continue;
+          const double t1 = (-1.0 - Uy(i)) / Uv(i), t2 = (1.0 - Uy(i)) / Uv(i);
+          tlo = std::max(tlo, std::min(t1, t2));
+          thi = std::min(thi, std::max(t1, t2));
+        }
+        if (thi > tlo) y += rng.uniform(tlo, thi) * v;
+      };
+      for (Eigen::Index s = 0; s < burn; ++s) step();
+      for (Eigen::Index n = begin; n < end; ++n) {
+        for (Eigen::Index s = 0; s < thin; ++s) step();
+        Y.col(n) = y;
+      }
+      proposals += end - begin;
+      accepted += end - begin;
+    }
+  }
+  if (stats) {
+    stats->method = rejection ? "rejection from the bounding box of P (exactly uniform)"
+                              : "hit-and-run in P (approximately uniform; box acceptance below 1e-4)";
+    stats->acceptance = rejection ? (proposals > 0 ? static_cast<double>(accepted) / static_cast<double>(proposals) : pilot_rate)
+                                  : pilot_rate;
+  }
+  return S.U * Y;
+}
+
+Eigen::MatrixXd sample_cube(Eigen::Index d, Eigen::Index N, std::uint64_t seed, std::uint64_t stream) {
+  if (d < 1 || N < 0) throw std::invalid_argument("sample_cube: need d ≥ 1, N ≥ 0");
+  Eigen::MatrixXd X(d, N);
+  // Uniform on [−√3 sd, √3 sd] with sd = 1/√3 is U[−1, 1].
+  fill_random(X.data(), static_cast<std::size_t>(X.size()), Distribution::uniform, 1.0 / std::sqrt(3.0), seed, stream);
+  return X.cwiseMax(-1.0).cwiseMin(1.0);  // guard against rounding of √3·(1/√3)
+}
+
+// ---- Polytope clipping -----------------------------------------------------------------------------
+
+namespace {
+
+double tolerance(double c) { return 1e-12 * (1.0 + std::abs(c)); }
+
+template <int K>
+using Pt = Eigen::Matrix<double, K, 1>;
+
+/// Sutherland–Hodgman: the part of the closed polygon (or a 3-d face) with n·p ≤ c. Points in the
+/// plane (within tolerance) are kept; `cut` collects the points on the plane.
+template <int K>
+std::vector<Pt<K>> clip(const std::vector<Pt<K>>& poly, const Pt<K>& n, double c, std::vector<Pt<K>>* cut) {
+  std::vector<Pt<K>> out;
+  const double tol = tolerance(c);
+  const std::size_t m = poly.size();
+  for (std::size_t i = 0; i < m; ++i) {
+    const Pt<K>& p = poly[i];
+    const Pt<K>& q = poly[(i + 1) % m];
+    const double dp = n.dot(p) - c, dq = n.dot(q) - c;
+    if (dp <= tol) {
+      out.push_back(p);
+      if (cut && dp >= -tol) cut->push_back(p);
+    }
+    if ((dp < -tol && dq > tol) || (dp > tol && dq < -tol)) {
+      const Pt<K> x = p + (q - p) * (dp / (dp - dq));
+      out.push_back(x);
+      if (cut) cut->push_back(x);
+    }
+  }
+  return out;
+}
+
+Eigen::MatrixXd to_matrix_2(const std::vector<Pt<2>>& pts) {
+  Eigen::MatrixXd V(2, static_cast<Eigen::Index>(pts.size()));
+  for (std::size_t i = 0; i < pts.size(); ++i) V.col(static_cast<Eigen::Index>(i)) = pts[i];
+  return V;
+}
+
+Eigen::MatrixXd vertices_2(const Polytope& P, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi) {
+  std::vector<Pt<2>> poly{{lo(0), lo(1)}, {hi(0), lo(1)}, {hi(0), hi(1)}, {lo(0), hi(1)}};  // counter-clockwise
+  for (Eigen::Index r = 0; r < P.N.rows() && !poly.empty(); ++r) {
+    const Pt<2> n = P.N.row(r).transpose();
+    bool redundant = true;  // every vertex inside: nothing to clip (most faces of P, for a small cell)
+    for (const auto& p : poly) redundant = redundant && n.dot(p) - P.c(r) <= tolerance(P.c(r));
+    if (redundant) continue;
+    poly = clip<2>(poly, P.N.row(r).transpose(), P.c(r), nullptr);
+    if (poly.size() < 3) poly.clear();  // a point or a segment: no interior
+  }
+  return to_matrix_2(poly);
+}
+
+Eigen::MatrixXd vertices_3(const Polytope& P, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi) {
+  using P3 = Pt<3>;
+  std::vector<std::vector<P3>> faces;
+  {
+    const P3 v[8] = {{lo(0), lo(1), lo(2)}, {hi(0), lo(1), lo(2)}, {hi(0), hi(1), lo(2)}, {lo(0), hi(1), lo(2)},
+                     {lo(0), lo(1), hi(2)}, {hi(0), lo(1), hi(2)}, {hi(0), hi(1), hi(2)}, {lo(0), hi(1), hi(2)}};
+    const int f[6][4] = {{0, 3, 2, 1}, {4, 5, 6, 7}, {0, 1, 5, 4}, {2, 3, 7, 6}, {1, 2, 6, 5}, {0, 4, 7, 3}};
+    for (const auto& face : f) faces.push_back({v[face[0]], v[face[1]], v[face[2]], v[face[3]]});
+  }
+  for (Eigen::Index r = 0; r < P.N.rows() && !faces.empty(); ++r) {
+    const P3 n = P.N.row(r).transpose();
+    const double c = P.c(r);
+    bool redundant = true;  // every vertex inside: nothing to clip
+    for (const auto& face : faces)
+      for (const auto& p : face) redundant = redundant && n.dot(p) - c <= tolerance(c);
+    if (redundant) continue;
+    std::vector<std::vector<P3>> next;
+    std::vector<P3> cut;
+    for (const auto& face : faces) {
+      auto clipped = clip<3>(face, n, c, &cut);
+      if (clipped.size() >= 3) next.push_back(std::move(clipped));
+    }
+    // The cap: the distinct cut points, ordered by angle around their centroid in the plane.
+    std::vector<P3> cap;
+    const double merge = 1e-12 * (1.0 + (hi - lo).cwiseAbs().maxCoeff());
+    for (const auto& p : cut) {
+      bool seen = false;
+      for (const auto& q : cap) seen = seen || (p - q).norm() <= merge;
+      if (!seen) cap.push_back(p);
+    }
+    if (cap.size() >= 3 && !next.empty()) {
+      P3 centre = P3::Zero();
+      for (const auto& p : cap) centre += p;
+      centre /= static_cast<double>(cap.size());
+      const P3 nu = n.normalized();
+      P3 e1 = (std::abs(nu(0)) < 0.9 ? P3::UnitX() : P3::UnitY()).cross(nu).normalized();
+      const P3 e2 = nu.cross(e1);
+      std::sort(cap.begin(), cap.end(), [&](const P3& a, const P3& b) {
+        return std::atan2((a - centre).dot(e2), (a - centre).dot(e1)) < std::atan2((b - centre).dot(e2), (b - centre).dot(e1));
+      });
+      next.push_back(std::move(cap));
+    }
+    faces = std::move(next);
+    if (faces.size() < 4) faces.clear();  // fewer than four faces bound no volume
+  }
+  std::vector<P3> verts;
+  for (const auto& face : faces)
+    for (const auto& p : face) verts.push_back(p);
+  Eigen::MatrixXd V(3, static_cast<Eigen::Index>(verts.size()));
+  for (std::size_t i = 0; i < verts.size(); ++i) V.col(static_cast<Eigen::Index>(i)) = verts[i];
+  return V;
+}
+
+}  // namespace
+
+Eigen::MatrixXd polytope_vertices(const Polytope& P, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi) {
+  const Eigen::Index k = lo.size();
+  if (hi.size() != k || P.N.cols() != k || P.c.size() != P.N.rows())
+    throw std::invalid_argument("polytope_vertices: dimensions of N, c and the box disagree");
+  if (k == 1) {
+    double a = lo(0), b = hi(0);
+    for (Eigen::Index r = 0; r < P.N.rows(); ++r) {
+      const double n = P.N(r, 0), c = P.c(r);
+      if (n > 0) b = std::min(b, c / n);
+      else if (n < 0) a = std::max(a, c / n);
+      else if (c < 0) return Eigen::MatrixXd(1, 0);
+    }
+    if (!(b > a)) return Eigen::MatrixXd(1, 0);
+    Eigen::MatrixXd V(1, 2);
+    V << a, b;
+    return V;
+  }
+  if (k == 2) return vertices_2(P, lo, hi);
+  if (k == 3) return vertices_3(P, lo, hi);
+  throw std::invalid_argument("polytope_vertices: exact bucket geometry is implemented for k ≤ 3");
+}
+
+double max_pairwise_distance(const Eigen::MatrixXd& points) {
+  double best = 0;
+  for (Eigen::Index i = 0; i < points.cols(); ++i)
+    for (Eigen::Index j = i + 1; j < points.cols(); ++j) best = std::max(best, (points.col(i) - points.col(j)).squaredNorm());
+  return std::sqrt(best);
+}
+
+BucketGeometry::BucketGeometry(const Subspace& S, const EuclideanLsh& lsh)
+    : U_(S.U), AU_(lsh.a * S.U), b_(lsh.b), eps_(lsh.eps), lo_(S.y_lo), hi_(S.y_hi) {
+  if (lsh.dims() != S.d()) throw std::invalid_argument("BucketGeometry: the LSH and the subspace live in different dimensions");
+  for (Eigen::Index j = 0; j < lo_.size(); ++j) {  // the clipping box must contain P: widen the LP box by a hair
+    const double pad = 1e-9 * (1.0 + std::max(std::abs(lo_(j)), std::abs(hi_(j))));
+    lo_(j) -= pad;
+    hi_(j) += pad;
+  }
+}
+
+Polytope BucketGeometry::cell(const std::int32_t* code) const {
+  const Eigen::Index K = AU_.rows(), k = AU_.cols(), d = U_.rows();
+  Polytope P{Eigen::MatrixXd(2 * K + 2 * d, k), Eigen::VectorXd(2 * K + 2 * d)};
+  for (Eigen::Index i = 0; i < K; ++i) {
+    const double h = code[i];
+    P.N.row(2 * i) = AU_.row(i);  //  ã_iᵀ y ≤ ε (h_i + 1) − b_i
+    P.c(2 * i) = eps_ * (h + 1.0) - b_(i);
+    P.N.row(2 * i + 1) = -AU_.row(i);  // −ã_iᵀ y ≤ b_i − ε h_i
+    P.c(2 * i + 1) = b_(i) - eps_ * h;
+  }
+  for (Eigen::Index r = 0; r < d; ++r) {  // −1 ≤ (U y)_r ≤ 1
+    P.N.row(2 * K + 2 * r) = U_.row(r);
+    P.c(2 * K + 2 * r) = 1.0;
+    P.N.row(2 * K + 2 * r + 1) = -U_.row(r);
+    P.c(2 * K + 2 * r + 1) = 1.0;
+  }
+  return P;
+}
+
+Eigen::MatrixXd BucketGeometry::vertices(const std::int32_t* code) const { return polytope_vertices(cell(code), lo_, hi_); }
+
+}  // namespace sparseact::lsh
