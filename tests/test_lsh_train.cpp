@@ -1,0 +1,172 @@
+// Training the top layer (paper 000 §5, App. D.1): RMSProp against a hand-computed step and a dense
+// reference, convergence to the least-squares optimum, thread independence, and the dsm_vs_dense smoke test.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <numeric>
+#include <omp.h>
+
+#include <Eigen/QR>
+
+#include <sparseact/core/rng.hpp>
+#include <sparseact/lsh/dsm.hpp>
+#include <sparseact/lsh/train.hpp>
+
+#include "support.hpp"
+
+using namespace sparseact;
+using namespace sparseact::lsh;
+using namespace test_support;
+
+namespace {
+
+Eigen::MatrixXd cube(Eigen::Index d, Eigen::Index n, std::uint64_t stream) {
+  Eigen::MatrixXd M(d, n);
+  fill_random(M.data(), static_cast<std::size_t>(M.size()), Distribution::uniform, 1.0 / std::sqrt(3.0), 13, stream);
+  return M;
+}
+
+Eigen::VectorXd target(const Eigen::MatrixXd& X) {
+  return (X.row(0).array() * X.row(1).array() + X.row(2).array().square() - 0.3 * X.row(0).array().sin()).matrix().transpose();
+}
+
+}  // namespace
+
+TEST_CASE("RMSProp step matches a hand computation", "[lsh][dsm][train]") {
+  RmsProp opt;
+  opt.lr = 0.01;
+  opt.rho = 0.9;
+  opt.eps = 1e-7;
+  Eigen::VectorXd theta(2), ms(2), g(2);
+  theta << 1.0, -2.0;
+  ms << 0.5, 0.0;
+  g << 0.3, -0.1;
+  rmsprop_step(theta, ms, g, opt);
+  // E[g²] = 0.9·0.5 + 0.1·0.09 = 0.459, 0.9·0 + 0.1·0.01 = 0.001
+  CHECK(ms(0) == Approx(0.459).epsilon(1e-15));
+  CHECK(ms(1) == Approx(0.001).epsilon(1e-15));
+  // θ − lr g/(√E[g²] + ε)
+  CHECK(theta(0) == Approx(0.9955719262258942).epsilon(1e-14));
+  CHECK(theta(1) == Approx(-1.968377323398).epsilon(1e-12));
+
+  // The trainer's first full-batch step from θ = 0: g = (2/N) Σ (0 − y_n) φ_n, θ = −lr g/(√(0.1 g²) + ε).
+  ActiveFeatures F;
+  F.width = 2;
+  F.all = true;
+  F.val.resize(2, 3);
+  F.val << 1, 2, 0, 0.5, 0, 1;
+  Eigen::VectorXd y(3);
+  y << 1, -1, 2;
+  Eigen::VectorXd th = Eigen::VectorXd::Zero(2);
+  opt.batch = 3;
+  opt.epochs = 1;
+  train_rmsprop(th, F, y, opt, 1, 0);
+  const double g0 = (2.0 / 3) * (-(1 * 1) - (2 * -1) - 0), g1 = (2.0 / 3) * (-(0.5 * 1) - 0 - (1 * 2));
+  CHECK(th(0) == Approx(-0.01 * g0 / (std::sqrt(0.1 * g0 * g0) + 1e-7)).epsilon(1e-14));
+  CHECK(th(1) == Approx(-0.01 * g1 / (std::sqrt(0.1 * g1 * g1) + 1e-7)).epsilon(1e-14));
+}
+
+TEST_CASE("Sparse RMSProp (lazy decay of E[g²]) equals the dense update step by step", "[lsh][dsm][train]") {
+  const DsmModel m = make_dsm(3, 30, MaskKind::top_k, 3, BottomLayer{}, 4, 0);
+  const Eigen::MatrixXd X = cube(3, 101, 1);
+  const Eigen::VectorXd y = target(X);
+  const ActiveFeatures F = features(m, X);
+  RmsProp opt;
+  opt.lr = 3e-3;
+  opt.batch = 8;
+  opt.epochs = 3;
+  Eigen::VectorXd th = Eigen::VectorXd::Zero(30);
+  const TrainLog log = train_rmsprop(th, F, y, opt, 21, 5);
+  CHECK(log.steps == 3 * 13);
+  // dense reference with the same minibatch order
+  Eigen::VectorXd ref = Eigen::VectorXd::Zero(30), ms = Eigen::VectorXd::Zero(30);
+  const Eigen::MatrixXd D = to_dense(F);
+  std::vector<int> perm(101);
+  for (int e = 0; e < 3; ++e) {
+    std::iota(perm.begin(), perm.end(), 0);
+    Rng rng(21, stream_id(5, e));
+    for (int i = 100; i > 0; --i) std::swap(perm[i], perm[rng.below(i + 1)]);
+    for (int b0 = 0; b0 < 101; b0 += 8) {
+      const int nb = std::min(8, 101 - b0);
+      Eigen::VectorXd g = Eigen::VectorXd::Zero(30);
+      for (int i = 0; i < nb; ++i) {
+        const int n = perm[b0 + i];
+        g += (2.0 / nb) * (D.col(n).dot(ref) - y(n)) * D.col(n);
+      }
+      rmsprop_step(ref, ms, g, opt);
+    }
+  }
+  for (int j = 0; j < 30; ++j) CHECK(th(j) == Approx(ref(j)).margin(1e-12));
+}
+
+TEST_CASE("Least squares agrees with QR, and RMSProp converges to its optimum", "[lsh][dsm][train]") {
+  const DsmModel m = make_dsm(3, 24, MaskKind::top_k, 8, BottomLayer{}, 6, 0);
+  const Eigen::MatrixXd X = cube(3, 600, 2);
+  const Eigen::VectorXd y = target(X);
+  const ActiveFeatures F = features(m, X);
+  const LeastSquaresFit fit = least_squares(F, y);
+  // independent: Householder QR on the dense N × t design matrix (units never active dropped by QR's rank)
+  const Eigen::MatrixXd Phi = to_dense(F).transpose();
+  const Eigen::VectorXd qr = Phi.colPivHouseholderQr().solve(y);
+  const double qr_mse = (Phi * qr - y).squaredNorm() / 600;
+  CHECK(fit.train_mse == Approx(qr_mse).epsilon(1e-8));
+  CHECK(fit.train_mse < 0.5 * y.squaredNorm() / 600);
+
+  RmsProp opt;
+  opt.lr = 1e-3;
+  opt.batch = 600;  // full batch: RMSProp's only noise is its step size
+  opt.epochs = 4000;
+  opt.history = false;
+  Eigen::VectorXd th = Eigen::VectorXd::Zero(24);
+  const TrainLog log = train_rmsprop(th, F, y, opt, 1, 0);
+  CHECK(log.train_mse.back() <= fit.train_mse * (1 + 1e-3));
+  CHECK(log.train_mse.back() >= fit.train_mse * (1 - 1e-9));
+}
+
+TEST_CASE("Features and training give identical numbers for 1 and 2 threads", "[lsh][dsm][train][reproducible]") {
+  const Eigen::MatrixXd X = cube(8, 3000, 3);
+  const Eigen::VectorXd y = target(X);
+  RmsProp opt;
+  opt.lr = 1e-3;
+  opt.epochs = 2;
+  auto run_with = [&](int threads, MaskKind mask) {
+    omp_set_num_threads(threads);
+    const DsmModel m = make_dsm(8, 256, mask, 32, BottomLayer{}, 8, 0);
+    const ActiveFeatures F = features(m, X);
+    Eigen::VectorXd th = Eigen::VectorXd::Zero(256);
+    const TrainLog log = train_rmsprop(th, F, y, opt, 3, 1, &F, &y);
+    return std::make_pair(th, log.test_mse);
+  };
+  const int before = omp_get_max_threads();
+  for (MaskKind mask : {MaskKind::top_k, MaskKind::random_hash, MaskKind::dense}) {
+    const auto a = run_with(1, mask), b = run_with(2, mask);
+    CHECK(a.first == b.first);
+    CHECK(a.second == b.second);
+  }
+  omp_set_num_threads(before);
+}
+
+TEST_CASE("dsm_vs_dense --scale quick writes a complete JSON", "[lsh][dsm][analysis]") {
+  const fs::path out = fresh_dir("dsm_vs_dense_quick");
+  const Run r = run("dsm_vs_dense --scale quick --device cpu --out " + out.string());
+  INFO(r.output);
+  REQUIRE((r.code == 0 || r.code == 3));
+  const nlohmann::json j = read_json(out / "dsm_vs_dense.json");
+  require_contract_fields(j, "dsm_vs_dense");
+  CHECK(j["paper"] == "000");
+  CHECK(j["params"]["scale"] == "quick");
+  CHECK(j["checks"].size() >= 4);
+  CHECK(j["data"]["table1"]["paper"].size() == 3);
+  CHECK(fs::exists(out / "table1.csv"));
+  CHECK(fs::exists(out / "sweep.csv"));
+}
+
+TEST_CASE("dsm_vs_dense rejects a bad flag with exit 2 and writes nothing", "[lsh][dsm][analysis][cli]") {
+  const fs::path out = fresh_dir("dsm_vs_dense_bad");
+  for (const std::string flags : {"--lr 0", "--epochs -1", "--no-such-flag", "--scale huge"}) {
+    CAPTURE(flags);
+    const Run r = run("dsm_vs_dense " + flags + " --out " + out.string());
+    CHECK(r.code == 2);
+    CHECK_FALSE(fs::exists(out));
+  }
+}
