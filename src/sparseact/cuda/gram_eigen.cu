@@ -5,21 +5,13 @@
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
+
+#include <sparseact/cuda/check.cuh>
 #include <cusolverDn.h>
 
 namespace sparseact::cuda {
 
 namespace {
-
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
-}
-void check(cublasStatus_t s, const char* what) {
-  if (s != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(std::string(what) + ": cuBLAS status " + std::to_string(s));
-}
-void check(cusolverStatus_t s, const char* what) {
-  if (s != CUSOLVER_STATUS_SUCCESS) throw std::runtime_error(std::string(what) + ": cuSOLVER status " + std::to_string(s));
-}
 
 /// Owns the handles and device buffers of one batch; frees them on every exit path.
 struct Workspace {

@@ -7,16 +7,11 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
+#include <sparseact/cuda/check.cuh>
+
 namespace sparseact::cuda {
 
 namespace {
-
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
-}
-void check(cublasStatus_t s, const char* what) {
-  if (s != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(std::string(what) + ": cuBLAS status " + std::to_string(s));
-}
 
 /// Owns the handle and device buffers; frees them on every exit path.
 struct Workspace {
