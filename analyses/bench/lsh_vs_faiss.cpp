@@ -32,16 +32,10 @@
 // zeroed, then gemm with β = 1), and two blocked paths that hash column blocks through a
 // cache-sized buffer, in float64 and in float32 (the library has no float32 path; DESIGN.md).
 #include <dlfcn.h>
-#include <fcntl.h>
 #include <omp.h>
-#include <spawn.h>
-#include <stdlib.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <bit>
-#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -53,7 +47,6 @@
 #include <limits>
 #include <memory>
 #include <string>
-#include <system_error>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -66,14 +59,15 @@
 #include <sparseact/core/rng.hpp>
 #include <sparseact/lsh/hash.hpp>
 
+#include "peer.hpp"
+
 #ifdef SPARSEACT_HAVE_FAISS
 #include <faiss/IndexLSH.h>
 #endif
 
 using namespace sparseact;
+using namespace sparseact::bench;
 namespace fs = std::filesystem;
-
-extern char** environ;
 
 namespace {
 
@@ -86,42 +80,12 @@ constexpr bool kHaveFaiss = true;
 constexpr bool kHaveFaiss = false;
 #endif
 
-/// Relative timing noise of two sets of repeats: the larger (max − min)/(2·median) of the two.
-double timing_noise(const std::vector<double>& a, const std::vector<double>& b) {
-  auto half_range = [](std::vector<double> t) {
-    if (t.size() < 2) return 0.0;
-    std::sort(t.begin(), t.end());
-    return (t.back() - t.front()) / (2 * t[t.size() / 2]);
-  };
-  return std::max(half_range(a), half_range(b));
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
-
-double best(const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); }
-double worst(const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); }
 
 template <class F>
 double seconds(F&& f) {
   const auto t0 = std::chrono::steady_clock::now();
   f();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-/// OpenBLAS's own thread pool (Debian's openblas-pthread) ignores omp_set_num_threads; reach it
-/// through the already-loaded library so that --threads governs the BLAS work too.
-int blas_threads(int requested) {
-  using setter = void (*)(int);
-  using getter = int (*)();
-  auto set = reinterpret_cast<setter>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
-  auto get = reinterpret_cast<getter>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
-  if (requested > 0 && set) set(requested);
-  if (get) return get();
-  return requested > 0 ? requested : static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
 }
 
 // The BLAS the library loaded (Fortran interface, 32-bit integers: Debian's OpenBLAS), for the
@@ -137,84 +101,6 @@ void gemm_nn(G gemm, int m, int n, int k, const T* a, const T* b, T beta, T* c) 
   const T one = 1;
   gemm("N", "N", &m, &n, &k, &one, a, &m, b, &k, &beta, c, &m);
 }
-
-/// Runs argv with extra environment variables; returns (exit status, stdout). stderr is inherited.
-std::pair<int, std::string> run_capture(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env,
-                                        bool quiet_stderr = false) {
-  std::vector<std::string> env_store;
-  for (char** e = environ; *e; ++e) {
-    const std::string kv = *e;
-    const bool overridden = std::any_of(extra_env.begin(), extra_env.end(), [&](const std::string& x) {
-      return kv.compare(0, x.find('=') + 1, x, 0, x.find('=') + 1) == 0;
-    });
-    if (!overridden) env_store.push_back(kv);
-  }
-  env_store.insert(env_store.end(), extra_env.begin(), extra_env.end());
-  std::vector<char*> envp, args;
-  for (auto& s : env_store) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> argv_store = argv;
-  for (auto& s : argv_store) args.push_back(s.data());
-  args.push_back(nullptr);
-
-  int fds[2];
-  if (pipe(fds) != 0) throw std::system_error(errno, std::generic_category(), "pipe");
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
-  posix_spawn_file_actions_addclose(&actions, fds[0]);
-  posix_spawn_file_actions_addclose(&actions, fds[1]);
-  if (quiet_stderr) posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-  pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  close(fds[1]);
-  if (rc != 0) {
-    close(fds[0]);
-    return {127, ""};
-  }
-  std::string out;
-  char buf[4096];
-  for (;;) {
-    const ssize_t got = read(fds[0], buf, sizeof buf);
-    if (got > 0) out.append(buf, static_cast<std::size_t>(got));
-    else if (got == 0 || errno != EINTR) break;
-  }
-  close(fds[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), out};
-}
-
-/// The peer script: in the source tree (so an edit takes effect without a rebuild), else the copy
-/// the build puts next to this executable (a build whose source tree moved).
-fs::path peer_script() {
-#ifdef SPARSEACT_SOURCE_DIR
-  const fs::path src = fs::path(SPARSEACT_SOURCE_DIR) / "analyses" / "bench" / "lsh_vs_faiss.py";
-  if (fs::exists(src)) return src;
-#endif
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec && fs::exists(exe.parent_path() / "lsh_vs_faiss.py")) return exe.parent_path() / "lsh_vs_faiss.py";
-  throw std::runtime_error("lsh_vs_faiss.py not found in the source tree nor next to the executable");
-}
-
-/// A temporary folder, removed with everything in it on scope exit.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "lsh_vs_faiss-XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) throw std::system_error(errno, std::generic_category(), "mkdtemp");
-    path = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-};
 
 /// The columns of X (d × N, col-major) as an N × d C-order float64 .npy: the same bytes, one write.
 void save_points_npy(const fs::path& path, const Eigen::MatrixXd& X) {
@@ -423,7 +309,7 @@ int main(int argc, char** argv) {
       throw InputError(fmt::format("--points × --d = {} exceeds 2.5e8 coordinates (2 GB of float64 points)", double(N) * d));
     if (run_capture({python, "-c", "import numpy"}, {}, true).first != 0)
       throw InputError(fmt::format("--python {}: cannot import numpy; install python3-numpy (apt-get install python3-numpy)", python));
-    const fs::path script = peer_script();
+    const fs::path script = peer_script("lsh_vs_faiss.py");
     auto dgemm = reinterpret_cast<dgemm_t>(dlsym(RTLD_DEFAULT, "dgemm_"));
     auto sgemm = reinterpret_cast<sgemm_t>(dlsym(RTLD_DEFAULT, "sgemm_"));
     if (!dgemm || !sgemm) throw std::runtime_error("dgemm_/sgemm_ not found in the loaded BLAS");
@@ -444,7 +330,7 @@ int main(int argc, char** argv) {
     const Eigen::MatrixXf Xf = X.cast<float>();
     X = Xf.cast<double>();
 
-    const TempDir tmp;
+    const TempDir tmp("lsh_vs_faiss");
     const fs::path points_file = tmp.path / "X.npy";
     save_points_npy(points_file, X);
 

@@ -22,26 +22,11 @@ import json
 import os
 import statistics
 import sys
-import time
 
-try:
-    import numpy as np
-except ImportError:
-    print("lsh_vs_faiss.py: numpy is not importable by " + sys.executable + "; install python3-numpy", file=sys.stderr)
-    sys.exit(2)
+sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))  # peer_common.py lives next to this script
+from peer_common import import_numpy, parse_timing_args, run_info, time_variant  # noqa: E402
 
-
-def time_variant(fn, repeats, budget_s):
-    times, result = [], None
-    start = time.perf_counter()
-    for i in range(repeats):
-        t0 = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - t0)
-        spent = time.perf_counter() - start
-        if i + 1 < repeats and spent + times[-1] > budget_s:
-            break
-    return times, result
+np = import_numpy("lsh_vs_faiss.py")
 
 
 def fail(msg):
@@ -54,19 +39,13 @@ def main():
     p.add_argument("--points", required=True, help="X as an N×d .npy (float64)")
     p.add_argument("--weights", required=True, help="comma-separated b×d .npy files, one per hyperplane count")
     p.add_argument("--outdir", required=True, help="where codes_<b>.bin go")
-    p.add_argument("--repeats", type=int, default=3)
-    p.add_argument("--budget-s", type=float, default=300.0, help="time budget per W for repeats beyond the first")
-    args = p.parse_args()
-    if args.repeats < 1:
-        p.error("--repeats must be >= 1")
+    args = parse_timing_args(p, "W")
 
     X = np.load(args.points)
     if X.ndim != 2:
         fail(f"{args.points}: expected a 2-d array, got shape {X.shape}")
     X = np.ascontiguousarray(X, dtype=np.float64)
-    out = {"numpy": np.__version__, "python": sys.version.split()[0], "n": X.shape[0], "d": X.shape[1],
-           "omp_num_threads": os.environ.get("OMP_NUM_THREADS"),
-           "openblas_num_threads": os.environ.get("OPENBLAS_NUM_THREADS"), "bits": {}}
+    out = {**run_info(np, X), "bits": {}}
     # Start OpenBLAS's thread pool outside the timing (the C++ side warms up the same way).
     w0 = np.ones((16, X.shape[1]))
     np.packbits(X[:4096] @ w0.T > 0, axis=1, bitorder="little")

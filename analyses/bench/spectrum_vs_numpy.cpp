@@ -9,21 +9,12 @@
 // with the matrix product inside the timing (it is part of what users write). Both sides run the
 // same OpenBLAS with the same number of threads. The eigenvalues must agree: the top min(n,d) of
 // numpy's n×n result and all of its d×d result against ours, max_i |λ_i − λ_i^numpy| / λ_max ≤ 1e-8.
-#include <dlfcn.h>
-#include <fcntl.h>
-#include <spawn.h>
-#include <stdlib.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <string>
-#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -35,27 +26,18 @@
 #include <sparseact/spectral/init.hpp>
 #include <sparseact/spectral/spectrum.hpp>
 
+#include "peer.hpp"
+
 using namespace sparseact;
+using namespace sparseact::bench;
 using namespace sparseact::spectral;
 namespace fs = std::filesystem;
-
-extern char** environ;
 
 namespace {
 
 constexpr double kAgreeTol = 1e-8;     // max |Δλ| / λ_max
 constexpr double kTargetKKt = 20.0;    // ours ≥ 20× faster than eigvalsh(K Kᵀ)
 constexpr double kTargetKtK = 1.0;     // ours not slower than eigvalsh(Kᵀ K)
-
-/// Relative timing noise of two sets of repeats: the larger (max − min)/(2·median) of the two.
-double timing_noise(const std::vector<double>& a, const std::vector<double>& b) {
-  auto half_range = [](std::vector<double> t) {
-    if (t.size() < 2) return 0.0;
-    std::sort(t.begin(), t.end());
-    return (t.back() - t.front()) / (2 * t[t.size() / 2]);
-  };
-  return std::max(half_range(a), half_range(b));
-}
 
 struct Size {
   int n = 0, d = 0;
@@ -79,103 +61,6 @@ std::vector<Size> parse_sizes(const std::string& text) {
   return sizes;
 }
 
-/// OpenBLAS's own thread pool (Debian's openblas-pthread) ignores omp_set_num_threads; reach it
-/// through the already-loaded library so that --threads governs the BLAS/LAPACK work too.
-int blas_threads(int requested) {
-  using setter = void (*)(int);
-  using getter = int (*)();
-  auto set = reinterpret_cast<setter>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
-  auto get = reinterpret_cast<getter>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
-  if (requested > 0 && set) set(requested);
-  if (get) return get();
-  return requested > 0 ? requested : static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
-}
-
-/// Runs argv with extra environment variables; returns (exit status, stdout). stderr is inherited.
-std::pair<int, std::string> run_capture(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env,
-                                        bool quiet_stderr = false) {
-  std::vector<std::string> env_store;
-  for (char** e = environ; *e; ++e) {
-    const std::string kv = *e;
-    const bool overridden = std::any_of(extra_env.begin(), extra_env.end(), [&](const std::string& x) {
-      return kv.compare(0, x.find('=') + 1, x, 0, x.find('=') + 1) == 0;
-    });
-    if (!overridden) env_store.push_back(kv);
-  }
-  env_store.insert(env_store.end(), extra_env.begin(), extra_env.end());
-  std::vector<char*> envp, args;
-  for (auto& s : env_store) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> argv_store = argv;
-  for (auto& s : argv_store) args.push_back(s.data());
-  args.push_back(nullptr);
-
-  int fds[2];
-  if (pipe(fds) != 0) throw std::system_error(errno, std::generic_category(), "pipe");
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
-  posix_spawn_file_actions_addclose(&actions, fds[0]);
-  posix_spawn_file_actions_addclose(&actions, fds[1]);
-  if (quiet_stderr) posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-  pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  close(fds[1]);
-  if (rc != 0) {
-    close(fds[0]);
-    return {127, ""};
-  }
-  std::string out;
-  char buf[4096];
-  for (;;) {
-    const ssize_t got = read(fds[0], buf, sizeof buf);
-    if (got > 0) out.append(buf, static_cast<std::size_t>(got));
-    else if (got == 0 || errno != EINTR) break;
-  }
-  close(fds[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), out};
-}
-
-/// The peer script: in the source tree (so an edit takes effect without a rebuild), else the copy
-/// the build puts next to this executable (a build whose source tree moved).
-fs::path peer_script() {
-#ifdef SPARSEACT_SOURCE_DIR
-  const fs::path src = fs::path(SPARSEACT_SOURCE_DIR) / "analyses" / "bench" / "spectrum_vs_numpy.py";
-  if (fs::exists(src)) return src;
-#endif
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec && fs::exists(exe.parent_path() / "spectrum_vs_numpy.py")) return exe.parent_path() / "spectrum_vs_numpy.py";
-  throw std::runtime_error("spectrum_vs_numpy.py not found in the source tree nor next to the executable");
-}
-
-/// A temporary folder, removed with everything in it on scope exit.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "spectrum_vs_numpy-XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) throw std::system_error(errno, std::generic_category(), "mkdtemp");
-    path = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-};
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
-
-double best(const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); }
 
 /// max_i |a_i − b_i| / scale over the top a.size() entries of the ascending vector b.
 double max_rel_err(const Eigen::VectorXd& ours, const Eigen::VectorXd& peer_ascending, double scale) {
@@ -215,11 +100,11 @@ int main(int argc, char** argv) {
     // The peer must be there before anything runs.
     if (run_capture({python, "-c", "import numpy"}, {}, true).first != 0)
       throw InputError(fmt::format("--python {}: cannot import numpy; install python3-numpy (apt-get install python3-numpy)", python));
-    const fs::path script = peer_script();
+    const fs::path script = peer_script("spectrum_vs_numpy.py");
     const int threads = blas_threads(a.common.threads);
     const std::vector<std::string> peer_env = {fmt::format("OMP_NUM_THREADS={}", threads),
                                                fmt::format("OPENBLAS_NUM_THREADS={}", threads)};
-    const TempDir tmp;
+    const TempDir tmp("spectrum_vs_numpy");
 
     Table timings{"timings",
                   {"n", "d", "ours_s", "numpy_kkt_s", "numpy_ktk_s", "ratio_kkt", "ratio_ktk", "max_rel_err_kkt",

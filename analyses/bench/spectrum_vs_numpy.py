@@ -22,37 +22,18 @@ import json
 import os
 import statistics
 import sys
-import time
 
-try:
-    import numpy as np
-except ImportError:
-    print("spectrum_vs_numpy.py: numpy is not importable by " + sys.executable + "; install python3-numpy", file=sys.stderr)
-    sys.exit(2)
+sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))  # peer_common.py lives next to this script
+from peer_common import import_numpy, parse_timing_args, run_info, time_variant  # noqa: E402
 
-
-def time_variant(fn, repeats, budget_s):
-    times, result = [], None
-    start = time.perf_counter()
-    for i in range(repeats):
-        t0 = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - t0)
-        spent = time.perf_counter() - start
-        if i + 1 < repeats and spent + times[-1] > budget_s:
-            break
-    return times, result
+np = import_numpy("spectrum_vs_numpy.py")
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--input", required=True, help="K as a 2-d .npy")
     p.add_argument("--outdir", required=True, help="where eig_kkt.npy and eig_ktk.npy go")
-    p.add_argument("--repeats", type=int, default=3)
-    p.add_argument("--budget-s", type=float, default=300.0, help="time budget per variant for repeats beyond the first")
-    args = p.parse_args()
-    if args.repeats < 1:
-        p.error("--repeats must be >= 1")
+    args = parse_timing_args(p, "variant")
 
     K = np.load(args.input)
     if K.ndim != 2:
@@ -60,9 +41,7 @@ def main():
         sys.exit(2)
     K = np.ascontiguousarray(K, dtype=np.float64)
 
-    out = {"numpy": np.__version__, "python": sys.version.split()[0], "n": K.shape[0], "d": K.shape[1],
-           "omp_num_threads": os.environ.get("OMP_NUM_THREADS"),
-           "openblas_num_threads": os.environ.get("OPENBLAS_NUM_THREADS")}
+    out = run_info(np, K)
     # Start OpenBLAS's thread pool and LAPACK's first-call set-up outside the timing (the C++ side
     # does the same), so that the first repeat measures the computation alone.
     W = np.ones((64, 16)) + np.eye(64, 16)

@@ -1,0 +1,141 @@
+// peer.hpp — support shared by the benchmarks in analyses/bench/ (not the library): running the
+// Python peer script as a subprocess, governing OpenBLAS's thread pool, a temporary folder, and the
+// statistics of timing repeats.
+#pragma once
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+extern char** environ;
+
+namespace sparseact::bench {
+
+/// Relative timing noise of two sets of repeats: the larger (max − min)/(2·median) of the two.
+inline double timing_noise(const std::vector<double>& a, const std::vector<double>& b) {
+  auto half_range = [](std::vector<double> t) {
+    if (t.size() < 2) return 0.0;
+    std::sort(t.begin(), t.end());
+    return (t.back() - t.front()) / (2 * t[t.size() / 2]);
+  };
+  return std::max(half_range(a), half_range(b));
+}
+
+inline double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+inline double best(const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); }
+inline double worst(const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); }
+
+/// OpenBLAS's own thread pool (Debian's openblas-pthread) ignores omp_set_num_threads; reach it
+/// through the already-loaded library so that --threads governs the BLAS/LAPACK work too. Returns
+/// the pool's size after the call (requested ≤ 0: leaves it as it is).
+inline int blas_threads(int requested) {
+  using setter = void (*)(int);
+  using getter = int (*)();
+  auto set = reinterpret_cast<setter>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+  auto get = reinterpret_cast<getter>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
+  if (requested > 0 && set) set(requested);
+  if (get) return get();
+  return requested > 0 ? requested : static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+}
+
+/// Runs argv with extra environment variables (NAME=value, overriding the inherited ones); returns
+/// (exit status, stdout). stderr is inherited, or sent to /dev/null when quiet_stderr. Exit 127
+/// when argv[0] cannot be started, 128 + signal when it was killed.
+inline std::pair<int, std::string> run_capture(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env,
+                                               bool quiet_stderr = false) {
+  std::vector<std::string> env_store;
+  for (char** e = environ; *e; ++e) {
+    const std::string kv = *e;
+    const bool overridden = std::any_of(extra_env.begin(), extra_env.end(), [&](const std::string& x) {
+      return kv.compare(0, x.find('=') + 1, x, 0, x.find('=') + 1) == 0;
+    });
+    if (!overridden) env_store.push_back(kv);
+  }
+  env_store.insert(env_store.end(), extra_env.begin(), extra_env.end());
+  std::vector<char*> envp, args;
+  for (auto& s : env_store) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> argv_store = argv;
+  for (auto& s : argv_store) args.push_back(s.data());
+  args.push_back(nullptr);
+
+  int fds[2];
+  if (pipe(fds) != 0) throw std::system_error(errno, std::generic_category(), "pipe");
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_addclose(&actions, fds[0]);
+  posix_spawn_file_actions_addclose(&actions, fds[1]);
+  if (quiet_stderr) posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  const int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  close(fds[1]);
+  if (rc != 0) {
+    close(fds[0]);
+    return {127, ""};
+  }
+  std::string out;
+  char buf[4096];
+  for (;;) {
+    const ssize_t got = read(fds[0], buf, sizeof buf);
+    if (got > 0) out.append(buf, static_cast<std::size_t>(got));
+    else if (got == 0 || errno != EINTR) break;
+  }
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), out};
+}
+
+/// The peer script `file_name` (e.g. "lsh_vs_faiss.py"): in the source tree's analyses/bench/ (so an
+/// edit takes effect without a rebuild), else the copy the build puts next to this executable (a
+/// build whose source tree moved).
+inline std::filesystem::path peer_script(std::string_view file_name) {
+  namespace fs = std::filesystem;
+#ifdef SPARSEACT_SOURCE_DIR
+  const fs::path src = fs::path(SPARSEACT_SOURCE_DIR) / "analyses" / "bench" / file_name;
+  if (fs::exists(src)) return src;
+#endif
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec && fs::exists(exe.parent_path() / file_name)) return exe.parent_path() / file_name;
+  throw std::runtime_error(std::string(file_name) + " not found in the source tree nor next to the executable");
+}
+
+/// A temporary folder <temp>/<prefix>-XXXXXX, removed with everything in it on scope exit.
+struct TempDir {
+  std::filesystem::path path;
+  explicit TempDir(std::string_view prefix) {
+    std::string tmpl = (std::filesystem::temp_directory_path() / (std::string(prefix) + "-XXXXXX")).string();
+    if (!mkdtemp(tmpl.data())) throw std::system_error(errno, std::generic_category(), "mkdtemp");
+    path = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+};
+
+}  // namespace sparseact::bench
