@@ -23,6 +23,13 @@ std::string cell(const json& v) {
   if (v.is_number_float()) s = fmt::format("{:.6g}", v.get<double>());
   else if (v.is_string()) s = v.get<std::string>();
   else s = v.dump();
+  // Long structured measurements (per-configuration lists) stay readable: the JSON has them whole.
+  constexpr std::size_t limit = 240;
+  if (s.size() > limit) {
+    std::size_t cut = limit;
+    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
+    s = s.substr(0, cut) + " … (see JSON)";
+  }
   std::string out;
   for (char ch : s) out += ch == '|' ? std::string("\\|") : ch == '\n' ? std::string(" ") : std::string(1, ch);
   return out;
