@@ -583,15 +583,48 @@ void sync_file(const fs::path& p) {
 
 }  // namespace
 
+/// A log axis without a given range spans its data times a small factor either way, not whole
+/// decades, so the data fill the frame (log_axis then labels 1-2-5 tics where decades are few).
+Figure with_log_ranges(const Figure& fig) {
+  Figure f = fig;
+  auto fit = [](std::vector<double> v) -> std::optional<std::pair<double, double>> {
+    double lo = INFINITY, hi = 0;
+    for (double x : v)
+      if (std::isfinite(x) && x > 0) lo = std::min(lo, x), hi = std::max(hi, x);
+    if (!(hi > 0)) return std::nullopt;
+    return std::pair{lo / 1.25, hi * 1.25};
+  };
+  if (f.logx && !f.xrange) {
+    std::vector<double> v;
+    for (const auto& se : f.series) v.insert(v.end(), se.x.begin(), se.x.end());
+    for (const auto& h : f.histograms) v.insert(v.end(), h.values.begin(), h.values.end());
+    for (const auto& l : f.lines)
+      if (l.vertical) v.push_back(l.at);
+    f.xrange = fit(v);
+  }
+  if (f.logy && !f.yrange && f.histograms.empty()) {  // histogram heights are known only after binning
+    std::vector<double> v;
+    for (const auto& se : f.series)
+      for (std::size_t i = 0; i < se.y.size(); ++i) {
+        v.push_back(se.y[i]);
+        if (i < se.yerr.size()) v.push_back(se.y[i] + se.yerr[i]), v.push_back(se.y[i] - se.yerr[i]);
+      }
+    for (const auto& l : f.lines)
+      if (!l.vertical) v.push_back(l.at);
+    f.yrange = fit(v);
+  }
+  return f;
+}
+
 bool gnuplot_available() { return find_gnuplot().has_value(); }
 
 std::string gnuplot_script(const Figure& fig, const std::string& terminal_name, const fs::path& output) {
-  Script s = build(fig);
+  Script s = build(with_log_ranges(fig));
   return preamble + terminal(fig, terminal_name, output) + s.body + s.plot + "set output\n";
 }
 
 std::vector<std::string> render(const Figure& fig, const fs::path& dir, const RenderOptions& options) {
-  Script script = build(fig);  // a bad figure is the caller's error, whether or not gnuplot exists
+  Script script = build(with_log_ranges(fig));  // a bad figure is the caller's error, whether or not gnuplot exists
   std::vector<std::string> formats;
   if (options.png) formats.emplace_back("png");
   if (options.svg) formats.emplace_back("svg");
