@@ -1,0 +1,70 @@
+#pragma once
+// Exact Hessian-vector products H_θ v of the batch loss (paper 001 §3.1: H_θ = [∂²L/∂θ_i∂θ_j]) by
+// Pearlmutter's R-operator, R{·} := d/dr (·)(θ + r v)|_{r=0}: a forward R-pass that propagates
+// R{h}, R{x̂}, R{P}, R{A}, R{F} alongside the forward pass, then the backward pass of backprop.hpp
+// differentiated once more (R{δ·}), whose parameter gradients R{∂L/∂θ} = H v.
+//
+// Forward R-pass (per block; r = (σ² + ε)^{-1/2}, means over the d features of each column):
+//   R{x̂} = r (R{h} − mean R{h} − x̂ t),  t = mean(x̂ ⊙ R{h}),   R{r} = −r² t
+//   R{u} = γ ⊙ R{x̂} + v_γ ⊙ x̂ + v_β,   R{u + d} = R{u} + v_d
+//   R{P} = v_K (u + d) + K R{u + d} + v_{b_K},   R{A} = σ'(P) ⊙ R{P}
+//   R{h^l} = [R{h^{l-1}}] + v_V A + V R{A} + v_{b_V},   R{F} = v_{W_out} h^L + W_out R{h^L} + v_{b_out}
+// Backward R-pass:
+//   R{δF} = (∂²L/∂F²) R{F}  (loss.hpp)
+//   R{g_V} = R{δz} Aᵀ + δz R{A}ᵀ,  R{δA} = v_Vᵀ δz + Vᵀ R{δz}
+//   R{δP} = R{δA} ⊙ σ'(P) + δA ⊙ σ''(P) ⊙ R{P}            (the activation's second derivative)
+//   R{g_K} = R{δP}(u + d)ᵀ + δP R{u + d}ᵀ,  R{δu} = v_Kᵀ δP + Kᵀ R{δP},  R{g_d} = Σ_s R{δu}
+//   LN: R{g_β} = Σ_s R{δu},  R{g_γ} = Σ_s (R{δu} ⊙ x̂ + δu ⊙ R{x̂}),  R{δx̂} = γ ⊙ R{δu} + v_γ ⊙ δu,
+//       with q = δx̂ − m₁ − x̂ m₂ (m₁ = mean δx̂, m₂ = mean(δx̂ ⊙ x̂)) and δh = r q:
+//       R{δh} = r [ (R{r}/r) q + R{δx̂} − R{m₁} − R{x̂} m₂ − x̂ R{m₂} ]   (LayerNorm's second order)
+// σ'' is taken piecewise (activation.hpp); at kinks of σ' the Hessian is that of the active pieces.
+#include <Eigen/Core>
+
+#include <sparseact/nn/backprop.hpp>
+#include <sparseact/nn/loss.hpp>
+#include <sparseact/nn/mlp.hpp>
+
+namespace sparseact::nn {
+
+/// H_θ as an operator in Spectra's MatOp sense (rows(), cols(), perform_op): the forward and
+/// backward passes at θ are done once, each product costs one R-forward and one R-backward pass.
+/// Keeps pointers to `net` and `batch`, which must outlive it; θ is copied. perform_op is const and
+/// thread-safe (products may run in parallel).
+class HessianOperator {
+ public:
+  HessianOperator(const Mlp& net, const Eigen::VectorXd& theta, const Batch& batch, LossKind kind);
+
+  Eigen::Index rows() const { return net_->num_params; }
+  Eigen::Index cols() const { return net_->num_params; }
+  void perform_op(const double* x_in, double* y_out) const;
+  Eigen::VectorXd apply(const Eigen::VectorXd& v) const;
+
+  double loss() const { return loss_; }
+  const Eigen::VectorXd& gradient() const { return grad_; }
+  const ForwardCache& forward_cache() const { return fwd_; }
+
+ private:
+  const Mlp* net_;
+  Eigen::VectorXd theta_;
+  const Batch* batch_;
+  LossKind kind_;
+  ForwardCache fwd_;
+  BackwardCache bwd_;
+  Eigen::VectorXd grad_;
+  double loss_ = 0.0;
+};
+
+/// H_θ v for one vector.
+Eigen::VectorXd hessian_vector_product(const Mlp& net, const Eigen::VectorXd& theta, const Batch& batch,
+                                       LossKind kind, const Eigen::VectorXd& v);
+
+/// The full Hessian, column i = H e_i by exact HVPs (columns in parallel; same numbers for any
+/// thread count). For tiny nets: num_params² doubles.
+Eigen::MatrixXd hessian(const Mlp& net, const Eigen::VectorXd& theta, const Batch& batch, LossKind kind);
+
+/// The Hessian by central finite differences of exact gradients, column i =
+/// (∇L(θ + h e_i) − ∇L(θ − h e_i))/(2h); not symmetrised. An independent check of `hessian`.
+Eigen::MatrixXd hessian_finite_difference(const Mlp& net, const Eigen::VectorXd& theta, const Batch& batch,
+                                          LossKind kind, double h = 1e-5);
+
+}  // namespace sparseact::nn

@@ -1,0 +1,96 @@
+#include <sparseact/nn/loss.hpp>
+
+#include <cmath>
+#include <stdexcept>
+
+namespace sparseact::nn {
+namespace {
+
+void check(LossKind kind, const Eigen::MatrixXd& F, const Batch& batch) {
+  const Eigen::Index B = F.cols();
+  if (B < 1) throw std::invalid_argument("nn: empty batch");
+  if (kind == LossKind::cross_entropy) {
+    if (static_cast<Eigen::Index>(batch.labels.size()) != B)
+      throw std::invalid_argument("nn: cross-entropy needs one label per sample");
+    for (int y : batch.labels)
+      if (y < 0 || y >= F.rows()) throw std::invalid_argument("nn: label out of range [0, d_out)");
+  } else if (batch.y.rows() != F.rows() || batch.y.cols() != B) {
+    throw std::invalid_argument("nn: MSE targets must be d_out x B");
+  }
+}
+
+// Column-wise softmax, max-shifted; returns log-sum-exp per column in lse.
+Eigen::MatrixXd softmax(const Eigen::MatrixXd& F, Eigen::RowVectorXd& lse) {
+  Eigen::MatrixXd P(F.rows(), F.cols());
+  lse.resize(F.cols());
+  for (Eigen::Index s = 0; s < F.cols(); ++s) {
+    const double m = F.col(s).maxCoeff();
+    P.col(s) = (F.col(s).array() - m).exp().matrix();
+    const double z = P.col(s).sum();
+    P.col(s) /= z;
+    lse(s) = m + std::log(z);
+  }
+  return P;
+}
+
+}  // namespace
+
+Eigen::VectorXd loss_per_sample(LossKind kind, const Eigen::MatrixXd& F, const Batch& batch) {
+  check(kind, F, batch);
+  const Eigen::Index B = F.cols();
+  Eigen::VectorXd l(B);
+  if (kind == LossKind::cross_entropy) {
+    Eigen::RowVectorXd lse;
+    softmax(F, lse);
+    for (Eigen::Index s = 0; s < B; ++s) l(s) = lse(s) - F(batch.labels[static_cast<std::size_t>(s)], s);
+  } else {
+    l = (F - batch.y).array().square().colwise().sum().transpose() / static_cast<double>(F.rows());
+  }
+  return l;
+}
+
+double loss_value(LossKind kind, const Eigen::MatrixXd& F, const Batch& batch, Eigen::MatrixXd* dF) {
+  check(kind, F, batch);
+  const double B = static_cast<double>(F.cols());
+  if (kind == LossKind::cross_entropy) {
+    Eigen::RowVectorXd lse;
+    Eigen::MatrixXd P = softmax(F, lse);
+    double L = 0.0;
+    for (Eigen::Index s = 0; s < F.cols(); ++s) {
+      const int y = batch.labels[static_cast<std::size_t>(s)];
+      L += lse(s) - F(y, s);
+      P(y, s) -= 1.0;
+    }
+    if (dF) *dF = P / B;
+    return L / B;
+  }
+  const double scale = 1.0 / (B * static_cast<double>(F.rows()));
+  const Eigen::MatrixXd r = F - batch.y;
+  if (dF) *dF = 2.0 * scale * r;
+  return scale * r.squaredNorm();
+}
+
+Eigen::MatrixXd loss_hessian_product(LossKind kind, const Eigen::MatrixXd& F, const Eigen::MatrixXd& RF,
+                                     const Batch& batch) {
+  check(kind, F, batch);
+  const double B = static_cast<double>(F.cols());
+  if (kind == LossKind::cross_entropy) {
+    Eigen::RowVectorXd lse;
+    const Eigen::MatrixXd P = softmax(F, lse);
+    const Eigen::RowVectorXd pr = (P.array() * RF.array()).colwise().sum();  // πᵀR{F} per column
+    return ((P.array() * RF.array()) - (P.array().rowwise() * pr.array())).matrix() / B;
+  }
+  return 2.0 / (B * static_cast<double>(F.rows())) * RF;
+}
+
+LossKind parse_loss(const std::string& name) {
+  if (name == "cross_entropy") return LossKind::cross_entropy;
+  if (name == "mse") return LossKind::mse;
+  throw std::invalid_argument("nn: unknown loss '" + name + "' (cross_entropy|mse)");
+}
+
+const char* to_string(LossKind kind) noexcept {
+  return kind == LossKind::cross_entropy ? "cross_entropy" : "mse";
+}
+
+}  // namespace sparseact::nn

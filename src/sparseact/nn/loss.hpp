@@ -1,0 +1,40 @@
+#pragma once
+// Losses on a batch of network outputs F ∈ R^{d_out×B} (samples as columns), their gradient
+// ∂L/∂F and the Hessian-vector product (∂²L/∂F²)·R{F} that Pearlmutter's R-operator needs.
+//
+//   cross-entropy  L = (1/B) Σ_s −log π_{y_s,s},  π_{·,s} = softmax(F_{·,s})   (paper 001 §3.1: L_CE)
+//                  ∂L/∂F = (π − onehot(y))/B,   R{∂L/∂F} = (π ⊙ R{F} − π (πᵀR{F}))/B  per column
+//   MSE            L = (1/(B d_out)) Σ_{i,s} (F_{i,s} − Y_{i,s})²   (PyTorch's MSELoss, mean reduction)
+//                  ∂L/∂F = 2(F − Y)/(B d_out),   R{∂L/∂F} = 2 R{F}/(B d_out)
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+
+namespace sparseact::nn {
+
+enum class LossKind { cross_entropy, mse };
+
+/// A batch: inputs as columns; `labels` (in [0, d_out)) for cross-entropy, targets `y` (d_out×B)
+/// for MSE. The other one may be left empty.
+struct Batch {
+  Eigen::MatrixXd x;
+  std::vector<int> labels;
+  Eigen::MatrixXd y;
+  Eigen::Index size() const { return x.cols(); }
+};
+
+/// L(F) and, if dF is not null, ∂L/∂F. Throws std::invalid_argument on mismatched targets.
+double loss_value(LossKind kind, const Eigen::MatrixXd& F, const Batch& batch, Eigen::MatrixXd* dF = nullptr);
+
+/// Per-sample losses ℓ_s (so L = mean_s ℓ_s).
+Eigen::VectorXd loss_per_sample(LossKind kind, const Eigen::MatrixXd& F, const Batch& batch);
+
+/// (∂²L/∂F²) RF, the loss's Gauss–Newton middle factor applied to RF.
+Eigen::MatrixXd loss_hessian_product(LossKind kind, const Eigen::MatrixXd& F, const Eigen::MatrixXd& RF,
+                                     const Batch& batch);
+
+LossKind parse_loss(const std::string& name);  ///< "cross_entropy" | "mse"
+const char* to_string(LossKind kind) noexcept;
+
+}  // namespace sparseact::nn
