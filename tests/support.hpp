@@ -2,7 +2,10 @@
 // Shared by the tests that run the analysis executables: run one, read its JSON, get a fresh folder.
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <cstdio>
+#include <iterator>
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -44,6 +47,35 @@ inline nlohmann::json read_json(const fs::path& file) {
   std::ifstream in(file);
   REQUIRE(in.good());
   return nlohmann::json::parse(in);
+}
+
+/// A fresh folder under the system's temporary directory, removed with everything in it at scope exit.
+struct TempDir {
+  fs::path path;
+  explicit TempDir(const std::string& prefix = "sparseact-test") {
+    static std::atomic<int> counter{0};
+    path = fs::temp_directory_path() / (prefix + "-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  fs::path operator/(const std::string& name) const { return path / name; }
+};
+
+inline void write_bytes(const fs::path& p, const std::string& bytes) {
+  std::ofstream f(p, std::ios::binary | std::ios::trunc);
+  f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  REQUIRE(f.good());
+}
+
+inline std::string read_bytes(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), {});
 }
 
 /// Every field of the analysis contract (DESIGN.md) is present, and each check cites "paper NNN ...".

@@ -3,6 +3,8 @@
 // InputError naming the file, never in a crash, an abort or another exception.
 #include <catch2/catch.hpp>
 
+#include "support.hpp"
+
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -25,35 +27,12 @@ using sparseact::InputError;
 
 namespace {
 
-// A fresh folder, removed with everything in it at the end of the test.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static int counter = 0;
-    path = fs::temp_directory_path() /
-           ("sparseact_io_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  fs::path operator/(const std::string& name) const { return path / name; }
-};
+using test_support::TempDir;
+using test_support::read_bytes;
+using test_support::write_bytes;
 
-void write_bytes(const fs::path& p, const std::string& bytes) {
-  std::ofstream f(p, std::ios::binary | std::ios::trunc);
-  f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  REQUIRE(f.good());
-}
 
-std::string read_bytes(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+
 
 std::string uint_bytes(std::uint64_t v, int n, bool big_endian = false) {
   std::string s(static_cast<std::size_t>(n), '\0');

@@ -4,6 +4,8 @@
 // dataset-fashion-mnist is installed, the real test split.
 #include <catch2/catch.hpp>
 
+#include "support.hpp"
+
 #include <bit>
 #include <cstdint>
 #include <filesystem>
@@ -24,31 +26,12 @@ namespace nn = sparseact::nn;
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static int counter = 0;
-    path = fs::temp_directory_path() / ("sparseact_idx_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  fs::path operator/(const std::string& name) const { return path / name; }
-};
+using test_support::TempDir;
+using test_support::read_bytes;
+using test_support::write_bytes;
 
-void write_bytes(const fs::path& p, const std::string& bytes) {
-  std::ofstream f(p, std::ios::binary | std::ios::trunc);
-  f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  REQUIRE(f.good());
-}
 
-std::string read_bytes(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), {});
-}
+
 
 void write_gzip(const fs::path& p, const std::string& bytes) {
   gzFile gz = gzopen(p.c_str(), "wb1");

@@ -2,6 +2,8 @@
 // gnuplot is missing or fails; bad descriptions refused; notebooks' mime bundle.
 #include <catch2/catch.hpp>
 
+#include "support.hpp"
+
 #include <sparseact/core/errors.hpp>
 #include <sparseact/plot/figure.hpp>
 #include <sparseact/plot/jupyter.hpp>
@@ -32,21 +34,9 @@ using namespace sparseact::plot;
 
 namespace {
 
+using test_support::TempDir;
+
 /// A fresh folder for one test, removed afterwards.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static std::atomic<int> counter{0};
-    path = fs::temp_directory_path() /
-           ("sparseact-test-plot-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
 
 /// Sets an environment variable for one scope and puts the old value back.
 struct EnvGuard {

@@ -5,6 +5,7 @@
 // and only then allocate or read. Data are read in chunks straight into the result, so loading
 // a tensor costs the matrix plus a small buffer (at most one row), never a copy of the file.
 #include <sparseact/core/matrix_io.hpp>
+#include <sparseact/core/binary_input.hpp>
 
 #include <algorithm>
 #include <bit>
@@ -28,42 +29,22 @@ namespace sparseact {
 namespace {
 
 namespace fs = std::filesystem;
+using io::checked_mul;
+using io::fail;
+using io::printable;
 using std::uint64_t;
 
 // ---------------------------------------------------------------------------------------------
 // Messages: one line, naming the file. Anything taken from the file (tensor names, dtypes) or the
 // user (paths) is escaped, so a hostile header cannot break the one-line contract.
 
-std::string printable(std::string_view s, std::size_t max_len = std::string_view::npos) {
-  std::string out;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (out.size() >= max_len) {
-      out += "...";
-      break;
-    }
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x20 || c == 0x7f)
-      out += fmt::format("\\x{:02x}", c);
-    else
-      out += static_cast<char>(c);  // UTF-8 passes through: paths and names stay readable
-  }
-  return out;
-}
-
 // (fmt::format rather than "'" + ...: GCC 12 gives a false -Wrestrict warning for the latter.)
 std::string quote_name(std::string_view s) { return fmt::format("'{}'", printable(s, 80)); }
 
-[[noreturn]] void fail(const fs::path& file, std::string_view what) {
-  throw InputError(fmt::format("{}: {}", printable(file.string()), what));
-}
 
 // ---------------------------------------------------------------------------------------------
 // Overflow-checked size arithmetic.
 
-std::optional<uint64_t> checked_mul(uint64_t a, uint64_t b) {
-  if (a != 0 && b > std::numeric_limits<uint64_t>::max() / a) return std::nullopt;
-  return a * b;
-}
 
 std::optional<uint64_t> checked_product(const std::vector<uint64_t>& dims, uint64_t factor) {
   std::optional<uint64_t> p = factor;
@@ -79,20 +60,7 @@ std::optional<uint64_t> checked_product(const std::vector<uint64_t>& dims, uint6
 
 class InputFile {
  public:
-  explicit InputFile(const fs::path& path) : path_(path) {
-    std::error_code ec;
-    const auto st = fs::status(path, ec);
-    if (st.type() == fs::file_type::not_found) fail(path, "no such file");
-    if (ec) fail(path, "cannot access (" + ec.message() + ")");
-    if (st.type() == fs::file_type::directory) fail(path, "is a directory, not a file");
-    // A size known in advance is what makes validation before allocation possible.
-    if (st.type() != fs::file_type::regular) fail(path, "not a regular file");
-    size_ = fs::file_size(path, ec);
-    if (ec) fail(path, "cannot determine size (" + ec.message() + ")");
-    errno = 0;
-    in_.open(path, std::ios::binary);
-    if (!in_) fail(path, std::string("cannot open (") + (errno ? std::strerror(errno) : "unknown error") + ")");
-  }
+  explicit InputFile(const fs::path& path) : path_(path) { size_ = io::open_regular_file(path, in_); }
 
   const fs::path& path() const { return path_; }
   uint64_t size() const { return size_; }

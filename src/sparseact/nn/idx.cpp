@@ -6,6 +6,7 @@
 // and modulo 2^32), so for gzip the result grows geometrically as decompressed data actually
 // arrive: a header that lies about the size costs at most twice the data that really exist.
 #include <sparseact/nn/idx.hpp>
+#include <sparseact/core/binary_input.hpp>
 
 #include <algorithm>
 #include <bit>
@@ -26,28 +27,11 @@ namespace {
 
 namespace fs = std::filesystem;
 using std::uint64_t;
+using io::checked_mul;
+using io::fail;
+using io::printable;
 
-// One line, whatever the path holds.
-std::string printable(std::string_view s) {
-  std::string out;
-  for (char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c < 0x20 || c == 0x7f)
-      out += fmt::format("\\x{:02x}", c);
-    else
-      out += ch;
-  }
-  return out;
-}
 
-[[noreturn]] void fail(const fs::path& file, std::string_view what) {
-  throw InputError(fmt::format("{}: {}", printable(file.string()), what));
-}
-
-std::optional<uint64_t> checked_mul(uint64_t a, uint64_t b) {
-  if (a != 0 && b > std::numeric_limits<uint64_t>::max() / a) return std::nullopt;
-  return a * b;
-}
 
 // deflate expands at most 1032:1; the slack covers gzip's header and trailer on tiny files.
 constexpr uint64_t max_deflate_ratio = 1032;
@@ -57,17 +41,7 @@ constexpr uint64_t gzip_slack = 1 << 12;
 class Reader {
  public:
   explicit Reader(const fs::path& path) : path_(path) {
-    std::error_code ec;
-    const auto st = fs::status(path, ec);
-    if (st.type() == fs::file_type::not_found) fail(path, "no such file");
-    if (ec) fail(path, "cannot access (" + ec.message() + ")");
-    if (st.type() == fs::file_type::directory) fail(path, "is a directory, not a file");
-    if (st.type() != fs::file_type::regular) fail(path, "not a regular file");
-    size_ = fs::file_size(path, ec);
-    if (ec) fail(path, "cannot determine size (" + ec.message() + ")");
-    errno = 0;
-    in_.open(path, std::ios::binary);
-    if (!in_) fail(path, std::string("cannot open (") + (errno ? std::strerror(errno) : "unknown error") + ")");
+    size_ = io::open_regular_file(path, in_);
     unsigned char magic[2] = {0, 0};
     if (size_ >= 2) {
       in_.read(reinterpret_cast<char*>(magic), 2);
