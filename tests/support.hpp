@@ -13,6 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sparseact/core/errors.hpp>
+
 namespace test_support {
 
 namespace fs = std::filesystem;
@@ -76,6 +78,36 @@ inline void write_bytes(const fs::path& p, const std::string& bytes) {
 inline std::string read_bytes(const fs::path& p) {
   std::ifstream f(p, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+/// The message of the InputError that `f` throws (fails the test when it throws none).
+template <class F>
+std::string input_error(F&& f) {
+  try {
+    f();
+  } catch (const sparseact::InputError& e) {
+    return e.what();
+  }
+  FAIL("expected an InputError");
+  return {};
+}
+
+/// Fuzzing a reader: `load` must succeed or throw InputError with a one-line message naming the
+/// file; anything else (another exception, a crash) fails the test. Returns whether it threw.
+template <class F>
+bool loads_or_input_error(F&& load, const std::string& file_name) {
+  try {
+    load();
+    return false;
+  } catch (const sparseact::InputError& e) {
+    const std::string msg = e.what();
+    CHECK_THAT(msg, Catch::Contains(file_name));
+    CHECK(msg.find('\n') == std::string::npos);
+    return true;
+  } catch (const std::exception& e) {
+    FAIL("not an InputError: " << e.what());
+  }
+  return true;
 }
 
 /// Every field of the analysis contract (DESIGN.md) is present, and each check cites "paper NNN ...".

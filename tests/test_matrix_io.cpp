@@ -63,17 +63,7 @@ std::string safetensors_bytes(const std::string& json, const std::string& data) 
   return uint_bytes(json.size(), 8) + json + data;
 }
 
-// The message of the InputError that `f` throws (fails the test when it throws none).
-template <class F>
-std::string input_error(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  FAIL("expected an InputError");
-  return {};
-}
+using test_support::input_error;
 
 // A 3x4 matrix of exactly representable values (float32 and float16 alike).
 double value(int r, int c) { return (r * 4 + c - 5.5) / 4; }
@@ -458,23 +448,7 @@ with open(f"{d}/model.safetensors", "wb") as f:
 
 namespace {
 
-// Loading must succeed or throw InputError with a one-line message naming the file; anything
-// else (another exception, a crash) fails the test. Returns whether it threw.
-template <class F>
-bool loads_or_input_error(F&& load, const std::string& file_name) {
-  try {
-    load();
-    return false;
-  } catch (const InputError& e) {
-    const std::string msg = e.what();
-    CHECK_THAT(msg, Catch::Contains(file_name));
-    CHECK(msg.find('\n') == std::string::npos);
-    return true;
-  } catch (const std::exception& e) {
-    FAIL("not an InputError: " << e.what());
-  }
-  return true;
-}
+using test_support::loads_or_input_error;
 
 }  // namespace
 

@@ -52,34 +52,9 @@ std::string idx_header(int type, const std::vector<std::uint32_t>& dims) {
   return s;
 }
 
-// The InputError message `f` throws (fails the test when it throws none).
-template <class F>
-std::string input_error(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  FAIL("expected an InputError");
-  return {};
-}
+using test_support::input_error;
 
-// True when `load` threw an InputError (one line, naming the file), false when it loaded.
-template <class F>
-bool loads_or_input_error(F&& load, const std::string& file_name) {
-  try {
-    load();
-    return false;
-  } catch (const InputError& e) {
-    const std::string msg = e.what();
-    CHECK_THAT(msg, Catch::Contains(file_name));
-    CHECK(msg.find('\n') == std::string::npos);
-    return true;
-  } catch (const std::exception& e) {
-    FAIL("not an InputError: " << e.what());
-  }
-  return true;
-}
+using test_support::loads_or_input_error;
 
 // A 4x3x5 u8 image file: pixel (n, r, c) = (37 n + 11 r + 3 c) mod 256.
 int pixel(int n, int r, int c) { return (37 * n + 11 * r + 3 * c) % 256; }

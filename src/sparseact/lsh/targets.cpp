@@ -117,6 +117,14 @@ double RandomPolynomial::coef_sum() const {
   return s;
 }
 
+// pw[i·(D+1) + e] = x_i^e for column n of X, e = 0 … D: every monomial is a product of these.
+static void powers_table(const Eigen::MatrixXd& X, Eigen::Index n, Eigen::Index D1, std::vector<double>& pw) {
+  for (Eigen::Index i = 0; i < X.rows(); ++i) {
+    double p = 1;
+    for (Eigen::Index e = 0; e < D1; ++e, p *= X(i, n)) pw[i * D1 + e] = p;
+  }
+}
+
 // For each column: a table x_i^e (e ≤ D), then each term as a product of its nonzero factors.
 Eigen::VectorXd RandomPolynomial::operator()(const Eigen::MatrixXd& X) const {
   require_rows(X, d_, "RandomPolynomial");
@@ -128,10 +136,7 @@ Eigen::VectorXd RandomPolynomial::operator()(const Eigen::MatrixXd& X) const {
     std::vector<double> pw(static_cast<std::size_t>(d_ * D1));
 #pragma omp for schedule(static)
     for (Eigen::Index n = 0; n < N; ++n) {
-      for (Eigen::Index i = 0; i < d_; ++i) {
-        double p = 1;
-        for (Eigen::Index e = 0; e < D1; ++e, p *= X(i, n)) pw[i * D1 + e] = p;
-      }
+      powers_table(X, n, D1, pw);
       double s = 0;
       for (std::size_t t = 0; t < terms_.size(); ++t) {
         double m = terms_[t].coef;
@@ -156,10 +161,7 @@ Eigen::MatrixXd RandomPolynomial::gradient(const Eigen::MatrixXd& X) const {
     std::vector<double> pw(static_cast<std::size_t>(d_ * D1));
 #pragma omp for schedule(static)
     for (Eigen::Index n = 0; n < N; ++n) {
-      for (Eigen::Index i = 0; i < d_; ++i) {
-        double p = 1;
-        for (Eigen::Index e = 0; e < D1; ++e, p *= X(i, n)) pw[i * D1 + e] = p;
-      }
+      powers_table(X, n, D1, pw);
       for (std::size_t t = 0; t < terms_.size(); ++t) {
         for (std::size_t f = offsets_[t]; f < offsets_[t + 1]; ++f) {
           const auto [var, pow] = factors_[f];
