@@ -81,6 +81,14 @@ std::vector<Case> cases() {
        block(A::squared_relu, true, true, true, true, false, 4, 1e-3)},
       LossKind::mse);
   add("no blocks (two Linear layers), CE", {}, LossKind::cross_entropy);
+  {
+    // §8.5's tiny pure MLP: single hidden Linear + ReLU per block, LN without affine, skip connections
+    BlockConfig s = block(A::relu, true, false, false, false, true, 5);
+    s.value_layer = false;
+    BlockConfig t = block(A::gelu, true, true, true, true, true, 5);
+    t.value_layer = false;
+    add("single hidden Linear layers (paper 001 §8.5), CE", {s, t, s}, LossKind::cross_entropy);
+  }
   return cs;
 }
 

@@ -39,8 +39,13 @@ void forward(const Mlp& net, const Eigen::VectorXd& theta, const Eigen::MatrixXd
     c.pre.colwise() += param_view(net, theta, bp.b_K).col(0);
     apply_activation(bc.activation, c.pre, &c.act, &c.d1, second_order ? &c.d2 : nullptr);
     if (!second_order) c.d2.resize(0, 0);
-    Eigen::MatrixXd z = param_view(net, theta, bp.V) * c.act;
-    z.colwise() += param_view(net, theta, bp.b_V).col(0);
+    Eigen::MatrixXd z;
+    if (bp.V >= 0) {
+      z.noalias() = param_view(net, theta, bp.V) * c.act;
+      z.colwise() += param_view(net, theta, bp.b_V).col(0);
+    } else {
+      z = c.act;
+    }
     if (bc.residual)
       h += z;
     else
@@ -105,11 +110,15 @@ double backward(const Mlp& net, const Eigen::VectorXd& theta, const ForwardCache
     const BlockCache& c = cache.blocks[li];
     BlockSignals& s = sig.blocks[li];
     s.dz = dh;
-    g(bp.V).noalias() = s.dz * c.act.transpose();
-    g(bp.b_V) = s.dz.rowwise().sum();
-    outer(bp.V, s.dz, c.act);
-    column(bp.b_V, s.dz);
-    s.dA.noalias() = param_view(net, theta, bp.V).transpose() * s.dz;
+    if (bp.V >= 0) {
+      g(bp.V).noalias() = s.dz * c.act.transpose();
+      g(bp.b_V) = s.dz.rowwise().sum();
+      outer(bp.V, s.dz, c.act);
+      column(bp.b_V, s.dz);
+      s.dA.noalias() = param_view(net, theta, bp.V).transpose() * s.dz;
+    } else {
+      s.dA = s.dz;
+    }
     s.dP = s.dA.cwiseProduct(c.d1);
     g(bp.K).noalias() = s.dP * c.k_in.transpose();
     g(bp.b_K) = s.dP.rowwise().sum();

@@ -18,6 +18,12 @@ Eigen::VectorXd HessianOperator::apply(const Eigen::VectorXd& v) const {
   return out;
 }
 
+void HessianOperator::perform_op_block(const double* x_in, double* y_out, Eigen::Index ncols) const {
+  const Eigen::Index P = net_->num_params;
+#pragma omp parallel for schedule(dynamic, 1) if (ncols > 1)
+  for (Eigen::Index j = 0; j < ncols; ++j) perform_op(x_in + j * P, y_out + j * P);
+}
+
 void HessianOperator::perform_op(const double* x_in, double* y_out) const {
   const Mlp& net = *net_;
   const MlpConfig& cfg = net.config;
@@ -72,9 +78,14 @@ void HessianOperator::perform_op(const double* x_in, double* y_out) const {
     r.RP.noalias() += W(bp.K) * r.Rk;
     r.RP.colwise() += Vt(bp.b_K).col(0);
     r.RA = c.d1.cwiseProduct(r.RP);
-    Eigen::MatrixXd Rz = Vt(bp.V) * c.act;
-    Rz.noalias() += W(bp.V) * r.RA;
-    Rz.colwise() += Vt(bp.b_V).col(0);
+    Eigen::MatrixXd Rz;
+    if (bp.V >= 0) {
+      Rz.noalias() = Vt(bp.V) * c.act;
+      Rz.noalias() += W(bp.V) * r.RA;
+      Rz.colwise() += Vt(bp.b_V).col(0);
+    } else {
+      Rz = r.RA;
+    }
     if (bc.residual)
       Rh += Rz;
     else
@@ -99,11 +110,16 @@ void HessianOperator::perform_op(const double* x_in, double* y_out) const {
     const BlockSignals& s = b.blocks[li];
     const RBlock& r = R[li];
     const Eigen::MatrixXd& Rdz = Rdh;
-    H(bp.V).noalias() = Rdz * c.act.transpose();
-    H(bp.V).noalias() += s.dz * r.RA.transpose();
-    H(bp.b_V) = Rdz.rowwise().sum();
-    Eigen::MatrixXd RdA = Vt(bp.V).transpose() * s.dz;
-    RdA.noalias() += W(bp.V).transpose() * Rdz;
+    Eigen::MatrixXd RdA;
+    if (bp.V >= 0) {
+      H(bp.V).noalias() = Rdz * c.act.transpose();
+      H(bp.V).noalias() += s.dz * r.RA.transpose();
+      H(bp.b_V) = Rdz.rowwise().sum();
+      RdA.noalias() = Vt(bp.V).transpose() * s.dz;
+      RdA.noalias() += W(bp.V).transpose() * Rdz;
+    } else {
+      RdA = Rdz;
+    }
     const Eigen::MatrixXd RdP =
         (RdA.array() * c.d1.array() + s.dA.array() * c.d2.array() * r.RP.array()).matrix();
     H(bp.K).noalias() = RdP * c.k_in.transpose();

@@ -37,6 +37,9 @@ class HessianOperator {
   Eigen::Index rows() const { return net_->num_params; }
   Eigen::Index cols() const { return net_->num_params; }
   void perform_op(const double* x_in, double* y_out) const;
+  /// Y = H X for ncols column-major columns, the columns in parallel (OpenMP): each column's
+  /// numbers do not depend on the thread count.
+  void perform_op_block(const double* x_in, double* y_out, Eigen::Index ncols) const;
   Eigen::VectorXd apply(const Eigen::VectorXd& v) const;
 
   double loss() const { return loss_; }

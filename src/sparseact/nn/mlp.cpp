@@ -50,6 +50,8 @@ Mlp make_mlp(const MlpConfig& config) {
     if (!(bc.ln_eps >= 0.0)) throw std::invalid_argument("nn: LayerNorm eps must be >= 0");
     if (bc.activation.kind == ActivationKind::weird_j_squared_relu && !(bc.activation.w_half > 0.0))
       throw std::invalid_argument("nn: Weird-J-SquaredReLU needs w_half > 0");
+    if (!bc.value_layer && bc.n != config.d)
+      throw std::invalid_argument("nn: a block without a value layer needs n = d");
     LayerInfo layer = open_layer(net, "block" + std::to_string(l + 1));
     BlockParams bp;
     if (bc.layernorm && bc.ln_affine) bp.gamma = add(net, layer, "ln.gamma", ParamKind::ln_scale, config.d, 1);
@@ -57,8 +59,10 @@ Mlp make_mlp(const MlpConfig& config) {
     if (bc.zeroth_bias) bp.d = add(net, layer, "d", ParamKind::zeroth_bias, config.d, 1);
     bp.K = add(net, layer, "K", ParamKind::weight, bc.n, config.d);
     bp.b_K = add(net, layer, "b_K", ParamKind::bias, bc.n, 1);
-    bp.V = add(net, layer, "V", ParamKind::weight, config.d, bc.n);
-    bp.b_V = add(net, layer, "b_V", ParamKind::bias, config.d, 1);
+    if (bc.value_layer) {
+      bp.V = add(net, layer, "V", ParamKind::weight, config.d, bc.n);
+      bp.b_V = add(net, layer, "b_V", ParamKind::bias, config.d, 1);
+    }
     net.blocks.push_back(bp);
     net.layers.push_back(layer);
   }

@@ -10,6 +10,8 @@
 //     DB-MLP^l(u) = MLP^l(u + d^l) = V^l σ(K^l(u + d^l) + b_K^l) + b_V^l     // paper 001, §4.1
 //         (d^l the zeroth bias, added to the hidden feature before K^l; without it, MLP^l(u))
 //         K^l ∈ R^{n^l×d}, b_K^l ∈ R^{n^l}, V^l ∈ R^{d×n^l}, b_V^l ∈ R^d            // §3.1
+//         or, without the value layer, σ(K^l(u + d^l) + b_K^l) (a single hidden Linear + σ, n^l = d, as
+//         in §8.5's tiny pure MLP)
 //     h^l = h^{l-1} + DB-MLP^l(u^l)  with a residual connection, else DB-MLP^l(u^l)
 //   f = W_out h^L + b_out                                output Linear (logits), f ∈ R^{d_out}
 //
@@ -38,6 +40,7 @@ struct BlockConfig {
   double ln_eps = 1e-5;         ///< ε ≥ 0
   bool zeroth_bias = false;     ///< DB-MLP: d^l added before K^l
   bool residual = true;         ///< h^l = h^{l-1} + block(h^{l-1})
+  bool value_layer = true;      ///< V^l, b_V^l present; false: the block is σ(K u + b_K), needs n = d
 };
 
 struct MlpConfig {
@@ -65,7 +68,7 @@ struct LayerInfo {
   int first_param = 0, num_params = 0;  ///< indices into Mlp::params
 };
 
-/// Indices into Mlp::params of one block's tensors; −1 where absent.
+/// Indices into Mlp::params of one block's tensors; −1 where absent (V and b_V without a value layer).
 struct BlockParams {
   int gamma = -1, beta = -1, d = -1, K = -1, b_K = -1, V = -1, b_V = -1;
 };
