@@ -40,6 +40,8 @@ class BatchStream {
   BatchStream(const Dataset& data, Eigen::Index batch_size, std::uint64_t seed, std::uint64_t stream);
   /// The next batch (the last batch of an epoch is dropped when short, as DataLoader(drop_last)).
   const nn::Batch& next();
+  /// The batch `next` returned last (the one the latest step trained on).
+  const nn::Batch& current() const { return batch_; }
   long epoch() const { return epoch_; }
 
  private:
