@@ -192,7 +192,7 @@ TEST_CASE("Theorem 7: the paper's effective windows and eq. (11) margin", "[flat
   CHECK_THROWS(theorem7_terms(p, 100, 1, 1, 1e-4, 1e-3));  // v < v0
 }
 
-TEST_CASE("anisotropy: isotropic S gives a = p, β = 0; β/p = √(1 − a/p) in general", "[flatness]") {
+TEST_CASE("anisotropy: isotropic S gives a = p and β = 0, and β/p = √(1 − a/p) in general", "[flatness]") {
   const Anisotropy iso = anisotropy(3.7 * Eigen::MatrixXd::Identity(10, 10));
   CHECK(iso.a == Approx(10.0));
   CHECK(iso.beta == Approx(0.0).margin(1e-12));

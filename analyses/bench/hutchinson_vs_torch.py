@@ -25,7 +25,8 @@ time.perf_counter, PyHessian's way of getting zᵀHz:
                       zᵀHz = sum((Hv_p * v_p).sum() over the tensors)     # PyHessian's group_product
 
 the forward pass included, `repeats` times (median reported), stopping once another repeat would
-take the total past `budget-s` seconds (at least one repeat always runs). The per-probe values
+take the total past `budget-s` seconds (at least one repeat always runs). The benchmark calls it with
+--repeats 1, once per repeat, interleaved with its own timed runs. The per-probe values
 zᵀHz go to DIR/quad_torch.npy and H z of probe 0, flattened back into θ's layout, to
 DIR/hz0_torch.npy; one JSON line with the timings goes to stdout. Exit 2 when numpy or torch is
 missing.
