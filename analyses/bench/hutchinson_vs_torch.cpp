@@ -14,9 +14,10 @@
 // probes applied through perform_op_block in batches of --block columns, as sparseact::hutchinson
 // does; timed: the operator's construction, the products and the zᵀHz dots.
 // PyTorch (hutchinson_vs_torch.py under Debian's /usr/bin/python3, float64): the same network
-// rebuilt from the tensors we export as .npy, loss.backward with create_graph once, then one
-// double-backward product torch.autograd.grad(grads, params, grad_outputs=v, retain_graph=True) per
-// probe — PyHessian's way; timed: the forward pass, the gradient and the products.
+// rebuilt from the tensors we export as .npy, torch.autograd.grad(loss, params, create_graph=True)
+// once, then one double-backward product torch.autograd.grad(grads, params, grad_outputs=v,
+// retain_graph=True) per probe — PyHessian's way; timed: the forward pass, the gradient and the
+// products.
 // Target: ours ≥ 2× faster (ratio of median times over --repeats, PyTorch / ours). The repeats are
 // interleaved, ours then PyTorch (one peer process per repeat), so that a change of the machine's
 // load hits both alike.
@@ -33,12 +34,14 @@
 // OMP/OPENBLAS/MKL_NUM_THREADS for the peer. With both at --threads, every OpenMP thread of a block
 // calls into the same OpenBLAS pool; the same run with OpenBLAS serial inside each OpenMP thread
 // (the same cores, no nested pool) is timed too, as information next to the target's ratio.
+#include <dlfcn.h>
 #include <omp.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -78,6 +81,20 @@ constexpr std::uint64_t kInitStream = 0x496e697400000000ULL;   // "Init"
 constexpr std::uint64_t kNoiseStream = 0x4e6f697365000000ULL;  // "Noise"
 constexpr std::uint64_t kProbeStream = 0x50726f6265000000ULL;  // "Probe"
 
+/// Parameters of the 784-w-w-10 network (make_mlp's count, before it is built).
+constexpr long nn_params_estimate(long w) { return w * 784 + w + 2 * w + (w * w + w) * 2 + 10 * w + 10; }
+
+/// OpenBLAS's kernel set ("SkylakeX", "Haswell", "Prescott", …) and build configuration, through
+/// the already-loaded library; empty where it is not OpenBLAS. Recorded because a DYNAMIC_ARCH build
+/// that does not recognise the CPU falls back to slow generic kernels, on both sides alike (the peer
+/// loads the same libopenblas; OPENBLAS_CORETYPE overrides the choice for both).
+std::pair<std::string, std::string> openblas_info() {
+  using namer = char* (*)();
+  auto core = reinterpret_cast<namer>(dlsym(RTLD_DEFAULT, "openblas_get_corename"));
+  auto config = reinterpret_cast<namer>(dlsym(RTLD_DEFAULT, "openblas_get_config"));
+  return {core ? std::string(core()) : std::string(), config ? std::string(config()) : std::string()};
+}
+
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -94,7 +111,7 @@ double median_time(int reps, const std::function<void()>& fn) {
 }
 
 /// One run of ours: the operator at θ, then the k probes in batches of `block` columns; returns the
-/// per-probe zᵀHz and H z₀, the loss through `loss`.
+/// per-probe zᵀHz, H z₀, the loss, and how the time splits between the operator and the products.
 struct OursRun {
   Eigen::VectorXd quad, hz0;
   double loss = 0, construct_s = 0, products_s = 0;
@@ -159,6 +176,9 @@ int main(int argc, char** argv) {
     const std::vector<std::string> peer_env = {fmt::format("OMP_NUM_THREADS={}", threads),
                                                fmt::format("OPENBLAS_NUM_THREADS={}", threads),
                                                fmt::format("MKL_NUM_THREADS={}", threads)};
+    if (double(nn_params_estimate(width)) * probes > 2.5e8)
+      throw InputError(fmt::format("--probes × parameters = {} × {} exceeds 2.5e8 (2 GB of float64 probes, held on both sides)",
+                                   probes, nn_params_estimate(width)));
     const TempDir tmp("hutchinson_vs_torch");
     const fs::path& dir = tmp.path;
 
@@ -352,6 +372,7 @@ int main(int argc, char** argv) {
       run_torch_est.push_back(s_torch / double(j + 1));
     }
 
+    const auto [blas_core, blas_config] = openblas_info();
     const std::string shape = fmt::format("784-{}-{}-10, batch {}, {} probes", width, width, batch_size, probes);
     r.add_check({.id = "agree",
                  .claim = "paper 001 §3.4 (tr H_θ as the flatness measure)",
@@ -379,14 +400,15 @@ int main(int argc, char** argv) {
                  .tolerance = {{"min_ratio", kTarget}},
                  .note = fmt::format("{}: ours {:.4g} s (median of {}; range {:.4g}–{:.4g}; last: operator {:.3g} s + products "
                                      "{:.3g} s in blocks of {}), PyTorch {:.4g} s (range {:.4g}–{:.4g}), {} threads each "
-                                     "(ours: OpenMP and OpenBLAS both at {}). Ratio of best times {:.3g}. Informational: ours with "
-                                     "OpenBLAS serial inside the OpenMP team {:.4g} s, ratio {:.3g}.",
+                                     "(ours: OpenMP and OpenBLAS both at {}); OpenBLAS kernels '{}', both sides. Ratio of best times {:.3g}. "
+                                     "Informational: ours with OpenBLAS serial inside the OpenMP team {:.4g} s, ratio {:.3g}.",
                                      shape, ours_s, reps_done, best(ours_times), worst(ours_times), ours.construct_s, ours.products_s,
-                                     block, torch_s, best(torch_times), worst(torch_times), threads, threads,
+                                     block, torch_s, best(torch_times), worst(torch_times), threads, threads, blas_core,
                                      best(torch_times) / best(ours_times), serial_s, ratio_serial)});
     fmt::print(stderr, "hutchinson_vs_torch: {}: ours {:.4g} s, PyTorch {:.4g} s ({:.2f}x; ours with serial BLAS {:.4g} s, {:.2f}x); "
-                       "tr H ≈ {:.8g} ± {:.3g} (PyTorch {:.8g}), max rel diff zᵀHz {:.2g}\n",
-               shape, ours_s, torch_s, ratio, serial_s, ratio_serial, ours_estimate, std_error, torch_estimate, err_quad);
+                       "tr H ≈ {:.8g} ± {:.3g} (PyTorch {:.8g}), max rel diff zᵀHz {:.2g}; {} threads, OpenBLAS kernels '{}'\n",
+               shape, ours_s, torch_s, ratio, serial_s, ratio_serial, ours_estimate, std_error, torch_estimate, err_quad, threads,
+               blas_core);
 
     r.data["ours_s"] = ours_s;
     r.data["peer_s"] = torch_s;
@@ -401,6 +423,8 @@ int main(int argc, char** argv) {
                                            "columns, one BLAS thread inside each"}};
     r.data["repeats"] = reps_done;
     r.data["threads"] = threads;
+    const char* coretype_env = std::getenv("OPENBLAS_CORETYPE");
+    r.data["openblas"] = {{"core", blas_core}, {"config", blas_config}, {"OPENBLAS_CORETYPE", coretype_env ? coretype_env : ""}};
     r.data["network"] = {{"shape", fmt::format("784-{}-{}-10", width, width)}, {"num_params", P}, {"d_in", batch.x.rows()},
                          {"d", width}, {"n", width}, {"d_out", 10}, {"activation", "relu"}, {"layernorm", "affine γ and β, eps 1e-5"},
                          {"residual", true}, {"value_layer", true}, {"zeroth_bias", false}, {"loss", "cross_entropy (mean)"}};
@@ -443,6 +467,11 @@ int main(int argc, char** argv) {
     fig.annotations.push_back({.x = 0.05, .y = 0.92,
                                .text = fmt::format("ours {:.3g} s, PyTorch {:.3g} s: {:.2f}x", ours_s, torch_s, ratio), .graph = true});
     fig.annotations.push_back({.x = 0.05, .y = 0.86, .text = fmt::format("max rel diff of zᵀHz {:.2g}", err_quad), .graph = true});
+    {  // room above the curves for the legend and the annotations
+      const auto [lo, hi] = std::minmax_element(run_ours_est.begin(), run_ours_est.end());
+      const double span = std::max(*hi - *lo, 1e-12 * std::max(1.0, std::abs(*hi)));
+      fig.yrange = std::make_pair(*lo - 0.1 * span, *hi + 0.4 * span);
+    }
     a.add_figure(std::move(fig));
   });
 }
