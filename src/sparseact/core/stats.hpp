@@ -1,0 +1,137 @@
+#pragma once
+// Statistics every topic uses, from Boost.Math (compiled into the library: this header is plain
+// C++17 and includes no Boost, so notebooks and users need none). Nothing here is hand-written
+// numerics: quantiles, CDFs, intervals and tests are Boost's distributions; the fits are ordinary
+// least squares with their textbook standard errors.
+//
+//   quantiles      normal, Student-t, χ², and the CDFs they invert
+//   RunningMean    Welford's mean/variance in push order (deterministic), with the Student-t
+//                  confidence interval; StoppingRule stops a Monte-Carlo loop once
+//                  t_{1−α/2, k−1}·SE ≤ max(abs_tol, rel_tol·|offset + mean|) and k ≥ min_samples
+//   intervals      Wilson score and Clopper–Pearson (exact) for a binomial proportion
+//   tests          paired t-test (one- or two-sided), Spearman's ρ with its t-approximation test
+//   fits           y = a + b x and log y = a + b log x by least squares, with standard errors
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace sparseact::stats {
+
+// --- Quantiles and CDFs -------------------------------------------------------------------------
+
+/// Φ⁻¹(p), p ∈ (0, 1); throws std::invalid_argument outside.
+double normal_quantile(double p);
+/// Φ(x).
+double normal_cdf(double x);
+/// The p-quantile of Student's t with ν > 0 degrees of freedom.
+double student_t_quantile(double p, double nu);
+/// P(T ≤ t) for Student's t with ν degrees of freedom.
+double student_t_cdf(double t, double nu);
+/// The p-quantile of χ² with k > 0 degrees of freedom.
+double chi_squared_quantile(double p, double k);
+
+// --- Running mean with a confidence interval ----------------------------------------------------
+
+struct Interval {
+  double lo = 0.0, hi = 0.0;
+  bool contains(double x) const { return lo <= x && x <= hi; }
+  double half_width() const { return 0.5 * (hi - lo); }
+};
+
+/// Welford's running mean and variance; values are pushed in a fixed order, so the numbers do not
+/// depend on threads.
+class RunningMean {
+ public:
+  void push(double x);
+  std::int64_t count() const { return n_; }
+  double mean() const { return mean_; }
+  /// Sample variance (n − 1 in the denominator); 0 for fewer than two values.
+  double variance() const;
+  /// Standard error of the mean, √(variance / n).
+  double std_error() const;
+  /// Half-width of the two-sided (1 − α) Student-t interval of the mean; +∞ for fewer than two values.
+  double half_width(double alpha = 0.05) const;
+  Interval interval(double alpha = 0.05) const;
+
+ private:
+  std::int64_t n_ = 0;
+  double mean_ = 0.0, m2_ = 0.0;
+};
+
+/// When to stop sampling: after at least min_samples (≥ 2), at most max_samples, once the
+/// (1 − α) interval's half-width ≤ max(abs_tol, rel_tol·|offset + mean|). `offset` is a known
+/// exact part added to the mean (Hutch++'s tr(QᵀAQ)); 0 otherwise.
+struct StoppingRule {
+  std::int64_t min_samples = 10;
+  std::int64_t max_samples = 1000;
+  double alpha = 0.05;
+  double abs_tol = 0.0;
+  double rel_tol = 1e-2;
+
+  /// True when `m` is precise enough (and has at least min_samples values).
+  bool satisfied(const RunningMean& m, double offset = 0.0) const;
+  /// True when sampling must end: satisfied, or max_samples reached.
+  bool done(const RunningMean& m, double offset = 0.0) const;
+  /// Throws std::invalid_argument when α ∉ (0, 1), a tolerance is negative or NaN.
+  void validate() const;
+};
+
+// --- Binomial intervals ---------------------------------------------------------------------------
+
+/// Wilson score interval for k successes in n trials at two-sided level 1 − α (n ≥ 1, 0 ≤ k ≤ n).
+Interval wilson_interval(std::int64_t k, std::int64_t n, double alpha = 0.05);
+/// Clopper–Pearson ("exact") interval, from Boost's beta quantiles; lo = 0 at k = 0, hi = 1 at k = n.
+Interval clopper_pearson_interval(std::int64_t k, std::int64_t n, double alpha = 0.05);
+
+// --- Tests ----------------------------------------------------------------------------------------
+
+enum class Alternative {
+  two_sided,
+  less,     ///< H₁: mean(x − y) < 0
+  greater,  ///< H₁: mean(x − y) > 0
+};
+
+struct TTest {
+  double mean_difference = 0.0;  ///< mean of x_i − y_i
+  double std_error = 0.0;        ///< of that mean
+  double t = 0.0;                ///< mean_difference / std_error
+  double df = 0.0;               ///< n − 1
+  double p_value = 1.0;          ///< under the chosen alternative
+  std::size_t n = 0;
+};
+
+/// Paired t-test of x against y (same length ≥ 2). When every difference is equal the standard
+/// error is 0: t is ±∞ (or 0 for a zero difference) and p is 0 or 1 accordingly.
+TTest paired_t_test(const std::vector<double>& x, const std::vector<double>& y,
+                    Alternative alternative = Alternative::two_sided);
+
+struct Spearman {
+  double rho = 0.0;      ///< Pearson correlation of the ranks (ties get average ranks)
+  double t = 0.0;        ///< ρ √((n − 2)/(1 − ρ²))
+  double p_value = 1.0;  ///< from Student's t with n − 2 degrees of freedom (scipy's spearmanr)
+  std::size_t n = 0;
+};
+
+/// Spearman's rank correlation of x and y (same length ≥ 3) with its test against ρ = 0.
+Spearman spearman(const std::vector<double>& x, const std::vector<double>& y,
+                  Alternative alternative = Alternative::two_sided);
+
+// --- Least squares ----------------------------------------------------------------------------------
+
+/// y ≈ intercept + slope·x by ordinary least squares.
+struct LinearFit {
+  double slope = 0.0, intercept = 0.0;
+  double slope_se = 0.0, intercept_se = 0.0;  ///< from the residual variance (n − 2 dof); 0 for n = 2
+  double r_squared = 0.0;
+  std::size_t n = 0;
+  /// Two-sided (1 − α) Student-t interval of the slope (n − 2 dof); the point itself for n = 2.
+  Interval slope_interval(double alpha = 0.05) const;
+};
+
+/// Needs n ≥ 2 points and x not all equal; throws std::invalid_argument otherwise.
+LinearFit linear_fit(const std::vector<double>& x, const std::vector<double>& y);
+/// log y ≈ intercept + slope·log x (natural logs): the exponent of a power law y ∝ x^slope.
+/// Needs every x and y > 0; throws std::invalid_argument otherwise.
+LinearFit loglog_fit(const std::vector<double>& x, const std::vector<double>& y);
+
+}  // namespace sparseact::stats
