@@ -30,7 +30,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <sparseact/core/analysis.hpp>
+#include <sparseact/app/analysis.hpp>
+#include <sparseact/app/checks.hpp>
 #include <sparseact/core/errors.hpp>
 #include <sparseact/core/rng.hpp>
 #include <sparseact/lsh/dsm.hpp>
@@ -40,6 +41,7 @@
 #include <sparseact/lsh/train.hpp>
 
 using namespace sparseact;
+using namespace sparseact::app;
 using namespace sparseact::lsh;
 
 namespace {

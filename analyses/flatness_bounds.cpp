@@ -20,7 +20,8 @@
 
 #include <fmt/format.h>
 
-#include <sparseact/core/analysis.hpp>
+#include <sparseact/app/analysis.hpp>
+#include <sparseact/app/checks.hpp>
 #include <sparseact/core/errors.hpp>
 #include <sparseact/flatness/experiment.hpp>
 #include <sparseact/flatness/hessian_trace.hpp>
@@ -30,6 +31,7 @@
 #include <sparseact/nn/refine.hpp>
 
 using namespace sparseact;
+using namespace sparseact::app;
 using namespace sparseact::flatness;
 
 namespace {

@@ -20,7 +20,8 @@
 #include <boost/math/distributions/normal.hpp>
 #include <fmt/format.h>
 
-#include <sparseact/core/analysis.hpp>
+#include <sparseact/app/analysis.hpp>
+#include <sparseact/app/checks.hpp>
 #include <sparseact/core/errors.hpp>
 #include <sparseact/core/rng.hpp>
 #include <sparseact/lsh/bucket_table.hpp>
@@ -28,6 +29,7 @@
 #include <sparseact/lsh/subspace.hpp>
 
 using namespace sparseact;
+using namespace sparseact::app;
 using namespace sparseact::lsh;
 
 namespace {

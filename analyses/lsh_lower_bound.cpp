@@ -16,13 +16,15 @@
 
 #include <fmt/format.h>
 
-#include <sparseact/core/analysis.hpp>
+#include <sparseact/app/analysis.hpp>
+#include <sparseact/app/checks.hpp>
 #include <sparseact/core/errors.hpp>
 #include <sparseact/core/rng.hpp>
 #include <sparseact/lsh/hash.hpp>
 #include <sparseact/lsh/lower_bound.hpp>
 
 using namespace sparseact;
+using namespace sparseact::app;
 using namespace sparseact::lsh;
 
 namespace {

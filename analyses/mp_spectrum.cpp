@@ -12,7 +12,8 @@
 
 #include <fmt/format.h>
 
-#include <sparseact/core/analysis.hpp>
+#include <sparseact/app/analysis.hpp>
+#include <sparseact/app/checks.hpp>
 #include <sparseact/core/errors.hpp>
 #include <sparseact/core/matrix_io.hpp>
 #include <sparseact/spectral/esd.hpp>
@@ -23,6 +24,7 @@
 #include <sparseact/spectral/tracy_widom.hpp>
 
 using namespace sparseact;
+using namespace sparseact::app;
 using namespace sparseact::spectral;
 
 int main(int argc, char** argv) {
@@ -30,7 +32,8 @@ int main(int argc, char** argv) {
                      .paper = "001",
                      .claims = {"Theorem 1", "Theorem 5", "Theorem 6"},
                      .description = "Spectrum of K Kᵀ at initialisation against the Marchenko–Pastur law (paper 001 §4.5)",
-                     .default_scale = Scale::paper});
+                     .default_scale = Scale::paper,
+                     .gpu_path = true});
   auto& app = analysis.app();
 
   // Parameters (paper 001 §4.5: Base-sized Transformer MLP, n = 3072 hidden, d = 768 model).

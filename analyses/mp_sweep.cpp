@@ -9,7 +9,8 @@
 
 #include <fmt/format.h>
 
-#include <sparseact/core/analysis.hpp>
+#include <sparseact/app/analysis.hpp>
+#include <sparseact/app/checks.hpp>
 #include <sparseact/core/errors.hpp>
 #include <sparseact/spectral/esd.hpp>
 #include <sparseact/spectral/init.hpp>
@@ -18,6 +19,7 @@
 #include <sparseact/spectral/tracy_widom.hpp>
 
 using namespace sparseact;
+using namespace sparseact::app;
 using namespace sparseact::spectral;
 
 namespace {
@@ -45,7 +47,8 @@ int main(int argc, char** argv) {
                      .paper = "001",
                      .claims = {"Theorem 1", "Theorem 5"},
                      .description = "Convergence of λ_max/λ_min⁺ and of the ESD of K Kᵀ over c = n/d and n (paper 001 Theorem 5)",
-                     .default_scale = Scale::paper});
+                     .default_scale = Scale::paper,
+                     .gpu_path = true});
   auto& app = analysis.app();
 
   // Parameters.

@@ -17,7 +17,8 @@
 
 #include <fmt/format.h>
 
-#include <sparseact/core/analysis.hpp>
+#include <sparseact/app/analysis.hpp>
+#include <sparseact/app/checks.hpp>
 #include <sparseact/core/errors.hpp>
 #include <sparseact/flatness/experiment.hpp>
 #include <sparseact/flatness/layer_stats.hpp>
@@ -27,6 +28,7 @@
 #include <sparseact/spectral/spectrum.hpp>
 
 using namespace sparseact;
+using namespace sparseact::app;
 using namespace sparseact::flatness;
 
 namespace {

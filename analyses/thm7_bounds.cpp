@@ -20,7 +20,8 @@
 
 #include <fmt/format.h>
 
-#include <sparseact/core/analysis.hpp>
+#include <sparseact/app/analysis.hpp>
+#include <sparseact/app/checks.hpp>
 #include <sparseact/core/errors.hpp>
 #include <sparseact/flatness/experiment.hpp>
 #include <sparseact/flatness/theorem7.hpp>
@@ -28,6 +29,9 @@
 #include <sparseact/nn/optim.hpp>
 
 using namespace sparseact;
+using app::Analysis;
+using app::Scale;
+using app::parse_number_list;
 using namespace sparseact::flatness;
 
 namespace {

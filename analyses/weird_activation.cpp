@@ -19,13 +19,15 @@
 
 #include <fmt/format.h>
 
-#include <sparseact/core/analysis.hpp>
+#include <sparseact/app/analysis.hpp>
+#include <sparseact/app/checks.hpp>
 #include <sparseact/flatness/experiment.hpp>
 #include <sparseact/flatness/layer_stats.hpp>
 #include <sparseact/nn/backprop.hpp>
 #include <sparseact/nn/optim.hpp>
 
 using namespace sparseact;
+using namespace sparseact::app;
 using namespace sparseact::flatness;
 
 int main(int argc, char** argv) {

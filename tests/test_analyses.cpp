@@ -138,6 +138,30 @@ TEST_CASE("mp_sweep --scale quick converges and writes its figures' data", "[ana
   CHECK_FALSE(fs::exists(out.string() + "_c1"));
 }
 
+TEST_CASE("an analysis without a GPU path answers --device cuda with exit 2 and writes nothing", "[analysis][cli][device]") {
+  const fs::path out = fresh_dir("lsh_lower_bound_cuda");
+  const Run r = run("lsh_lower_bound --scale quick --device cuda --out " + out.string());
+  CHECK(r.code == 2);
+  CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
+  CHECK(r.output.find("--device cuda") != std::string::npos);
+  CHECK_FALSE(fs::exists(out));
+  // auto resolves to the CPU, and the JSON says so
+  const Run ok = run("lsh_lower_bound --scale quick --device auto --out " + out.string());
+  REQUIRE(ok.code == 0);
+  CHECK(read_json(out / "lsh_lower_bound.json")["device"] == "cpu");
+}
+
+TEST_CASE("--out that cannot be created exits 2 at once, before any work", "[analysis][cli]") {
+  const fs::path dir = fresh_dir("out_under_file");
+  fs::create_directories(dir);
+  const fs::path file = dir / "plain_file";
+  std::ofstream(file) << "x";
+  const Run r = run("mp_spectrum --out " + (file / "results").string());  // the paper scale would take a while
+  CHECK(r.code == 2);
+  CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
+  CHECK(r.output.find("--out") != std::string::npos);
+}
+
 TEST_CASE("--help and --version exit 0", "[analysis][cli]") {
   const Run h = run("mp_spectrum --help");
   CHECK(h.code == 0);

@@ -51,7 +51,8 @@
 
 #include <fmt/format.h>
 
-#include <sparseact/core/analysis.hpp>
+#include <sparseact/app/analysis.hpp>
+#include <sparseact/app/checks.hpp>
 #include <sparseact/core/errors.hpp>
 #include <sparseact/core/matrix_io.hpp>
 #include <sparseact/core/rng.hpp>
@@ -66,6 +67,7 @@
 #include "peer.hpp"
 
 using namespace sparseact;
+using namespace sparseact::app;
 using namespace sparseact::bench;
 namespace fs = std::filesystem;
 

@@ -20,7 +20,8 @@
 
 #include <fmt/format.h>
 
-#include <sparseact/core/analysis.hpp>
+#include <sparseact/app/analysis.hpp>
+#include <sparseact/app/checks.hpp>
 #include <sparseact/core/errors.hpp>
 #include <sparseact/core/matrix_io.hpp>
 #include <sparseact/spectral/init.hpp>
@@ -29,6 +30,7 @@
 #include "peer.hpp"
 
 using namespace sparseact;
+using namespace sparseact::app;
 using namespace sparseact::bench;
 using namespace sparseact::spectral;
 namespace fs = std::filesystem;

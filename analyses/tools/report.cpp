@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <sparseact/app/checks.hpp>
 #include <sparseact/core/result.hpp>
 #include <sparseact/core/version.hpp>
 
@@ -18,21 +19,23 @@ using nlohmann::json;
 
 namespace {
 
+/// A table cell: the value as a person reads it (app::format_value), never raw JSON; pipes and
+/// newlines escaped. Helpers keep `measured` short; anything longer is a bug in the analysis, and
+/// the check's `detail` in the JSON has the per-point data.
 std::string cell(const json& v) {
-  std::string s;
-  if (v.is_number_float()) s = fmt::format("{:.6g}", v.get<double>());
-  else if (v.is_string()) s = v.get<std::string>();
-  else s = v.dump();
-  // Long structured measurements (per-configuration lists) stay readable: the JSON has them whole.
-  constexpr std::size_t limit = 240;
-  if (s.size() > limit) {
-    std::size_t cut = limit;
-    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
-    s = s.substr(0, cut) + " … (see JSON)";
-  }
   std::string out;
-  for (char ch : s) out += ch == '|' ? std::string("\\|") : ch == '\n' ? std::string(" ") : std::string(1, ch);
+  for (char ch : sparseact::app::format_value(v)) out += ch == '|' ? std::string("\\|") : ch == '\n' ? std::string(" ") : std::string(1, ch);
   return out;
+}
+
+/// "holds", "does not hold", or a benchmark's "inconclusive: machine too noisy".
+std::string verdict(const json& check) {
+  if (check.value("holds", false)) return "holds";
+  const json& tol = check.value("tolerance", json());
+  if (tol.is_object() && tol.contains("verdict") && tol["verdict"].is_string() &&
+      tol["verdict"].get<std::string>().rfind("inconclusive", 0) == 0)
+    return "*" + tol["verdict"].get<std::string>() + "*";
+  return "**does not hold**";
 }
 
 }  // namespace
@@ -79,7 +82,7 @@ int main(int argc, char** argv) {
         held += holds;
         md += fmt::format("| {} | {} | {} | {} | {} | {} |\n", paper, cell(c.value("claim", json())),
                           cell(c.value("statement", json())), cell(c.value("predicted", json())),
-                          cell(c.value("measured", json())), holds ? "holds" : "**does not hold**");
+                          cell(c.value("measured", json())), verdict(c));
       }
       md += "\n";
       for (const auto& f : r.value("figures", json::array())) {

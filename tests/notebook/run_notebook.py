@@ -175,10 +175,13 @@ def main():
 
     # Include paths: src, the ones the notebook's pragmas name (relative to the notebook, as in
     # Jupyter), the ones the generated cling.hpp names (Eigen), then Eigen's default place.
-    includes = [src]
+    # The build under test configures <sparseact/cling.hpp> into BUILD/include: it goes before the
+    # notebook's own "../build/include", which may name another build.
+    build_include = os.path.abspath(os.path.join(args.build, "include"))
+    includes = [src, build_include]
     for _, c in cells:
         includes += pragma_include_paths(c, nb_dir)
-    cling_hpp = os.path.join(src, "sparseact", "cling.hpp")
+    cling_hpp = os.path.join(build_include, "sparseact", "cling.hpp")
     if os.path.isfile(cling_hpp):
         with open(cling_hpp, encoding="utf-8") as f:
             includes += pragma_include_paths(f.read(), os.path.dirname(cling_hpp))

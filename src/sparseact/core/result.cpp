@@ -30,7 +30,7 @@ bool Result::all_hold() const {
 json to_json(const Check& c) {
   return json{{"id", c.id},           {"claim", c.claim}, {"statement", c.statement},
               {"predicted", c.predicted}, {"measured", c.measured}, {"holds", c.holds},
-              {"tolerance", c.tolerance}, {"note", c.note}};
+              {"tolerance", c.tolerance}, {"note", c.note}, {"detail", c.detail}};
 }
 
 json to_json(const Result& r) {

@@ -1,7 +1,9 @@
 #pragma once
 // The result of an analysis run, written as <name>.json plus CSV tables (DESIGN.md, the analysis
 // contract). A Check compares what this run measured with what a paper states; `holds` is
-// decided by the analysis from the two, never set to a constant.
+// derived from the two by one comparison (app/checks.hpp), never set to a constant. `measured`
+// is what a person reads at a glance (a number, a short text, a short list); `detail` keeps the
+// per-point data.
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -22,6 +24,7 @@ struct Check {
   bool holds = false;
   json tolerance;  ///< the allowance used to decide `holds`, and how it was derived
   std::string note;
+  json detail;     ///< per-point data behind `measured` (null when there is none)
 };
 
 /// A table of numbers written as <name>.csv (header row, then one row per entry).

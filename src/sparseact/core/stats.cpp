@@ -9,6 +9,7 @@
 #include <boost/math/distributions/chi_squared.hpp>
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
+#include <boost/math/statistics/univariate_statistics.hpp>
 
 namespace sparseact::stats {
 namespace {
@@ -81,6 +82,20 @@ bool StoppingRule::satisfied(const RunningMean& m, double offset) const {
 
 bool StoppingRule::done(const RunningMean& m, double offset) const {
   return m.count() >= std::max({std::int64_t{2}, min_samples, max_samples}) || satisfied(m, offset);
+}
+
+// --- Sample summaries ----------------------------------------------------------------------------
+
+double median(std::vector<double> sample) {
+  if (sample.empty()) throw std::invalid_argument("median: empty sample");
+  return boost::math::statistics::median(sample);
+}
+
+double interquartile_range(std::vector<double> sample) {
+  if (sample.empty()) throw std::invalid_argument("interquartile_range: empty sample");
+  // Boost needs three values; below that the whole range is the honest spread.
+  if (sample.size() < 3) return std::abs(sample.back() - sample.front());
+  return boost::math::statistics::interquartile_range(sample);
 }
 
 }  // namespace sparseact::stats

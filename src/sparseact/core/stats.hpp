@@ -134,4 +134,12 @@ LinearFit linear_fit(const std::vector<double>& x, const std::vector<double>& y)
 /// Needs every x and y > 0; throws std::invalid_argument otherwise.
 LinearFit loglog_fit(const std::vector<double>& x, const std::vector<double>& y);
 
+// --- Sample summaries (Boost.Math's univariate statistics) -------------------------------------
+
+/// The sample median (the mean of the two middle values for an even count); needs n ≥ 1.
+double median(std::vector<double> sample);
+/// The interquartile range Q₃ − Q₁ (Boost's definition: medians of the lower and upper halves);
+/// for one or two values, the whole range max − min.
+double interquartile_range(std::vector<double> sample);
+
 }  // namespace sparseact::stats

@@ -1,17 +1,19 @@
 #pragma once
-// The analysis contract (DESIGN.md) in one place: common flags, range checks, exit codes,
+// The analysis contract (DESIGN.md) in one place: common flags, range checks, devices, exit codes,
 // atomic outputs, progress. An analysis file declares its own flags, then hands a body to run():
 //
 //   int main(int argc, char** argv) {
-//     sparseact::Analysis a({.name = "mp_spectrum", .paper = "001", .claims = {"Theorem 5"}});
+//     app::Analysis a({.name = "mp_spectrum", .paper = "001", .claims = {"Theorem 5"}, .gpu_path = true});
 //     int n = 0;
 //     a.scaled_option("--n", n, 768, 3072, "rows of K")->check(CLI::Range(2, 20000));
-//     return a.run(argc, argv, [&](sparseact::Analysis& a) { ... a.result.add_check(...); });
+//     return a.run(argc, argv, [&](app::Analysis& a) { ... app::at_most(a, {...}, measured, bound); });
 //   }
 //
-// run() parses (bad flag: exit 2, one line, nothing written), calls the body (InputError: exit 2,
-// nothing written; other exceptions: exit 1), writes <name>.json, the CSV tables and the figures
+// run() parses (bad flag: exit 2, one line, nothing written), checks that --out can be written and
+// that the device can be used (exit 2 before any work otherwise), calls the body (InputError: exit
+// 2, nothing written; other exceptions: exit 1), writes <name>.json, the CSV tables and the figures
 // into --out atomically, prints the checks, and exits 0 when every check holds, 3 otherwise.
+// The checks themselves are stated with the helpers of app/checks.hpp.
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -22,11 +24,12 @@
 #include <CLI/CLI.hpp>
 
 #include <sparseact/core/device.hpp>
+#include <sparseact/core/errors.hpp>
 #include <sparseact/core/progress.hpp>
 #include <sparseact/core/result.hpp>
 #include <sparseact/plot/figure.hpp>
 
-namespace sparseact {
+namespace sparseact::app {
 
 enum class Scale { quick, paper };
 
@@ -36,6 +39,10 @@ struct AnalysisInfo {
   std::vector<std::string> claims;
   std::string description;
   Scale default_scale = Scale::quick;
+  /// Whether the body passes common.device to a GPU code path. Without one, --device auto runs on
+  /// the CPU and --device cuda is bad input (exit 2), so the JSON's `device` is always where the
+  /// work ran (DESIGN.md, Devices).
+  bool gpu_path = false;
 };
 
 /// The flags every analysis takes.
@@ -43,7 +50,7 @@ struct CommonFlags {
   std::uint64_t seed = 1;
   std::string out;  ///< default results/<name>
   std::string device_flag = "auto";
-  Device device = Device::cpu;  ///< resolved from device_flag
+  Device device = Device::cpu;  ///< resolved from device_flag and AnalysisInfo::gpu_path
   Scale scale = Scale::quick;
   int threads = 0;  ///< 0: OpenMP's default
   bool pdf = false;
@@ -96,6 +103,10 @@ class Analysis {
   std::vector<std::function<void(Scale)>> resolvers_;
 };
 
+/// Throws InputError unless `dir` is a writable folder or can be created as one: the nearest
+/// existing ancestor must be a folder we may write into. Creates nothing.
+void require_writable_folder(const std::filesystem::path& dir, const std::string& flag = "--out");
+
 /// Parses a comma-separated list of numbers given to `flag` (e.g. --c 0.25,4), each in [lo, hi]
 /// (and whole when `integers`); throws InputError naming the flag otherwise.
 std::vector<double> parse_number_list(const std::string& flag, const std::string& text, double lo, double hi,
@@ -104,4 +115,4 @@ std::vector<double> parse_number_list(const std::string& flag, const std::string
 /// Prints a result's checks as a table on stdout.
 void print_checks(const Result& result);
 
-}  // namespace sparseact
+}  // namespace sparseact::app

@@ -1,4 +1,4 @@
-#include <sparseact/core/analysis.hpp>
+#include <sparseact/app/analysis.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -9,11 +9,13 @@
 
 #include <fmt/format.h>
 #include <omp.h>
+#include <unistd.h>
 
+#include <sparseact/app/checks.hpp>
 #include <sparseact/core/errors.hpp>
 #include <sparseact/core/version.hpp>
 
-namespace sparseact {
+namespace sparseact::app {
 
 namespace fs = std::filesystem;
 
@@ -84,12 +86,15 @@ int Analysis::run(int argc, char** argv, const std::function<void(Analysis&)>& b
   try {
     common.scale = scale_flag_ == "paper" ? Scale::paper : Scale::quick;
     for (auto& resolve : resolvers_) resolve(common.scale);
-    common.device = resolve_device(common.device_flag);
+    if (!info_.gpu_path && common.device_flag == "cuda")
+      throw InputError(fmt::format("--device cuda: {} has no GPU code path; use --device cpu or auto", info_.name));
+    common.device = info_.gpu_path ? resolve_device(common.device_flag) : Device::cpu;
     // --threads sets OpenMP's team only. OpenBLAS keeps its own pool (OPENBLAS_NUM_THREADS): its
     // reductions are partitioned by its thread count, so leaving it alone keeps every number
     // identical for any --threads (benchmarks pin both sides' BLAS threads themselves).
     if (common.threads > 0) omp_set_num_threads(common.threads);
     if (common.out.empty()) throw InputError("--out: must name a folder");
+    require_writable_folder(common.out);
 
     result.analysis = info_.name;
     result.paper = info_.paper;
@@ -142,6 +147,24 @@ int Analysis::write_outputs() {
   return result.all_hold() ? exit_ok : exit_check_failed;
 }
 
+void require_writable_folder(const fs::path& dir, const std::string& flag) {
+  std::error_code ec;
+  const auto status = fs::status(dir, ec);
+  if (fs::exists(status)) {
+    if (!fs::is_directory(status)) throw InputError(fmt::format("{} {}: exists and is not a folder", flag, dir.string()));
+    if (::access(dir.c_str(), W_OK | X_OK) != 0)
+      throw InputError(fmt::format("{} {}: the folder is not writable", flag, dir.string()));
+    return;
+  }
+  // Walk up to the nearest existing ancestor: create_directories will start there.
+  fs::path parent = fs::absolute(dir, ec).parent_path();
+  while (!parent.empty() && !fs::exists(parent, ec) && parent != parent.parent_path()) parent = parent.parent_path();
+  if (!fs::is_directory(parent, ec))
+    throw InputError(fmt::format("{} {}: cannot be created ({} is not a folder)", flag, dir.string(), parent.string()));
+  if (::access(parent.c_str(), W_OK | X_OK) != 0)
+    throw InputError(fmt::format("{} {}: cannot be created ({} is not writable)", flag, dir.string(), parent.string()));
+}
+
 std::vector<double> parse_number_list(const std::string& flag, const std::string& text, double lo, double hi,
                                       bool integers) {
   std::vector<double> out;
@@ -164,8 +187,8 @@ void print_checks(const Result& r) {
   fmt::print("{} (paper {}): {} checks, results in JSON\n", r.analysis, r.paper, r.checks.size());
   for (const auto& c : r.checks) {
     fmt::print("  [{}] {:<28} {}: measured {} vs predicted {}\n", c.holds ? "holds" : "FAILS", c.id, c.claim,
-               c.measured.dump(), c.predicted.dump());
+               format_value(c.measured), format_value(c.predicted));
   }
 }
 
-}  // namespace sparseact
+}  // namespace sparseact::app

@@ -13,7 +13,7 @@ case "$mode" in
   *) echo "usage: $0 main|test|bench" >&2; exit 2 ;;
 esac
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 build=${SPARSEACT_BUILD:-$root/build}
 jobs=${SPARSEACT_JOBS:-$(nproc)}
 
