@@ -1,6 +1,8 @@
 #include <sparseact/app/analysis.hpp>
 
 #include <algorithm>
+#include <charconv>
+#include <system_error>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -12,6 +14,7 @@
 #include <unistd.h>
 
 #include <sparseact/app/checks.hpp>
+#include <sparseact/app/output_set.hpp>
 #include <sparseact/core/errors.hpp>
 #include <sparseact/core/version.hpp>
 
@@ -66,8 +69,60 @@ json Analysis::collect_params() const {
   return params;
 }
 
+namespace {
+
+/// Numbers on the command line mean what a person reads: integers in base 10 (CLI11 alone reads
+/// "0100" as octal 64), within the type's range (not wrapped or saturated: "-1" for an unsigned seed,
+/// 2^70), and finite floats (NaN passes every range check). The canonical text replaces the
+/// argument, so `params` records exactly the value that ran.
+void read_numbers_as_written(CLI::App& app) {
+  for (CLI::Option* opt : app.get_options()) {
+    std::string type = opt->get_type_name();  // "INT:INT in [1 - 64]": the type, then the validators
+    type = type.substr(0, type.find(':'));
+    if (type == "INT" || type == "UINT") {
+      const bool is_unsigned = type == "UINT";
+      opt->transform(
+          [is_unsigned](std::string text) {
+            const char* first = text.data();
+            const char* last = first + text.size();
+            if (first != last && *first == '+') ++first;
+            std::errc ec{};
+            const char* end = nullptr;
+            std::string canonical;
+            if (is_unsigned) {
+              std::uint64_t v = 0;
+              auto r = std::from_chars(first, last, v, 10);
+              ec = r.ec, end = r.ptr, canonical = std::to_string(v);
+            } else {
+              std::int64_t v = 0;
+              auto r = std::from_chars(first, last, v, 10);
+              ec = r.ec, end = r.ptr, canonical = std::to_string(v);
+            }
+            if (first == last || end != last || ec != std::errc{})
+              throw CLI::ValidationError(fmt::format("'{}' is not {} in base 10", text,
+                                                     is_unsigned ? "a non-negative integer" : "an integer"));
+            return canonical;
+          },
+          "", "decimal integer");
+    } else if (type == "FLOAT") {
+      opt->transform(
+          [](std::string text) {
+            char* end = nullptr;
+            const double v = std::strtod(text.c_str(), &end);
+            if (text.empty() || *end != '\0' || !std::isfinite(v))
+              throw CLI::ValidationError(fmt::format("'{}' is not a finite number", text));
+            return text;
+          },
+          "", "finite number");
+    }
+  }
+}
+
+}  // namespace
+
 int Analysis::run(int argc, char** argv, const std::function<void(Analysis&)>& body) {
   try {
+    read_numbers_as_written(*app_);
     app_->parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app_->exit(e);
@@ -121,28 +176,39 @@ int Analysis::run(int argc, char** argv, const std::function<void(Analysis&)>& b
 
 int Analysis::write_outputs() {
   result.params = collect_params();
-  const fs::path dir = common.out;
-  fs::create_directories(dir);
-  for (const auto& table : result.tables) write_file_atomic(dir / (table.name + ".csv"), to_csv(table));
-
-  std::string plot_error;
-  plot::RenderOptions options;
-  options.pdf = common.pdf;
-  for (const auto& fig : figures) {
-    try {
-      for (auto& file : plot::render(fig, dir, options)) result.figures.push_back(file);
-    } catch (const PlotError& e) {
-      plot_error = e.what();
-      break;
+  const fs::path out = normalise_out(common.out);
+  remove_stale_staging(out);
+  const fs::path dir = make_staging(out);
+  try {
+    for (const auto& table : result.tables) {
+      write_file_atomic(dir / (table.name + ".csv"), to_csv(table));
+      result.files.push_back(table.name + ".csv");
     }
-  }
-  if (!plot_error.empty()) result.data["figure_error"] = plot_error;
-  write_file_atomic(dir / (info_.name + ".json"), to_json(result).dump(2) + "\n");
-  print_checks(result);
-  if (!plot_error.empty()) {
-    fmt::print(stderr, "{}: error: figures not rendered: {} (data and JSON written to {})\n", info_.name, plot_error,
-               dir.string());
-    return exit_internal;
+    std::string plot_error;
+    plot::RenderOptions options;
+    options.pdf = common.pdf;
+    for (const auto& fig : figures) {
+      try {
+        for (auto& file : plot::render(fig, dir, options)) result.figures.push_back(file);
+      } catch (const PlotError& e) {
+        plot_error = e.what();
+        break;
+      }
+    }
+    result.files.insert(result.files.end(), result.figures.begin(), result.figures.end());
+    if (!plot_error.empty()) result.data["figure_error"] = plot_error;
+    write_file_atomic(dir / (info_.name + ".json"), to_json(result).dump(2) + "\n");
+    publish(dir, out, info_.name + ".json");
+    print_checks(result);
+    if (!plot_error.empty()) {
+      fmt::print(stderr, "{}: error: figures not rendered: {} (data and JSON written to {})\n", info_.name, plot_error,
+                 out.string());
+      return exit_internal;
+    }
+  } catch (...) {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    throw;
   }
   return result.all_hold() ? exit_ok : exit_check_failed;
 }

@@ -39,7 +39,7 @@ json to_json(const Result& r) {
   return json{{"analysis", r.analysis}, {"paper", r.paper},     {"claims", r.claims},
               {"params", r.params},     {"seed", r.seed},       {"device", r.device},
               {"version", r.version},   {"elapsed_s", r.elapsed_s}, {"checks", checks},
-              {"figures", r.figures},   {"data", r.data}};
+              {"figures", r.figures},   {"files", r.files},     {"data", r.data}};
 }
 
 std::string to_csv(const Table& t) {

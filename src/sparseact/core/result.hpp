@@ -46,6 +46,7 @@ struct Result {
   double elapsed_s = 0.0;
   std::vector<Check> checks;
   std::vector<std::string> figures;  ///< file names, relative to the output folder
+  std::vector<std::string> files;    ///< every file of the run besides the JSON (tables, figures)
   json data = json::object();
   std::vector<Table> tables;
 

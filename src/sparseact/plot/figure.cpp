@@ -14,6 +14,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <cctype>
+#include <ctime>
+#include <fstream>
+#include <iterator>
 #include <regex>
 #include <stdexcept>
 #include <string_view>
@@ -581,6 +584,30 @@ void sync_file(const fs::path& p) {
   ::close(fd);
 }
 
+/// cairo 1.16 stamps a PDF with the time it was written (/CreationDate (D:YYYYMMDDHHMMSSZ)), so two
+/// runs of the same analysis would differ in bytes. The stamp becomes SOURCE_DATE_EPOCH's date (the
+/// reproducible-builds convention) or, without it, 1970-01-01: same length, so the PDF's
+/// cross-reference offsets stay valid.
+void make_pdf_reproducible(const fs::path& p) {
+  std::string bytes;
+  {
+    std::ifstream in(p, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const std::string key = "/CreationDate (D:";
+  const std::size_t at = bytes.find(key);
+  if (at == std::string::npos || at + key.size() + 14 > bytes.size()) return;
+  std::time_t when = 0;
+  if (const char* epoch = std::getenv("SOURCE_DATE_EPOCH")) when = static_cast<std::time_t>(std::strtoll(epoch, nullptr, 10));
+  std::tm utc{};
+  ::gmtime_r(&when, &utc);
+  char stamp[15];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d%H%M%S", &utc);
+  bytes.replace(at + key.size(), 14, stamp, 14);
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
 }  // namespace
 
 /// A log axis without a given range spans its data times a small factor either way, not whole
@@ -659,6 +686,7 @@ std::vector<std::string> render(const Figure& fig, const fs::path& dir, const Re
       throw PlotError("gnuplot wrote no " + final_path.filename().string() + " for " + where(fig) + failure(out));
   }
   for (auto& [tmp, final_path] : staged.files) {
+    if (final_path.extension() == ".pdf") make_pdf_reproducible(tmp);
     sync_file(tmp);
     fs::rename(tmp, final_path, ec);
     if (ec) throw PlotError("cannot write " + final_path.string() + ": " + ec.message());
