@@ -55,7 +55,7 @@
 
 #include <sparseact/core/analysis.hpp>
 #include <sparseact/core/errors.hpp>
-#include <sparseact/core/matrix_io.hpp>
+#include <sparseact/core/npy.hpp>
 #include <sparseact/core/rng.hpp>
 #include <sparseact/lsh/hash.hpp>
 

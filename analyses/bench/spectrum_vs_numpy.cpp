@@ -22,7 +22,7 @@
 
 #include <sparseact/core/analysis.hpp>
 #include <sparseact/core/errors.hpp>
-#include <sparseact/core/matrix_io.hpp>
+#include <sparseact/core/npy.hpp>
 #include <sparseact/spectral/init.hpp>
 #include <sparseact/spectral/spectrum.hpp>
 
