@@ -7,7 +7,7 @@ OMP_NUM_THREADS / OPENBLAS_NUM_THREADS / MKL_NUM_THREADS set to the benchmark's 
     hutchinson_vs_torch.py --dir DIR --threads T --repeats R --budget-s S
 
 DIR holds what the benchmark exported (every matrix as a rows×cols float64 .npy through
-sparseact/core/matrix_io.hpp, so numpy reads it in its natural row-major shape):
+sparseact/core/npy.hpp, so numpy reads it in its natural row-major shape):
 
     layout.json       the parameter tensors in the order of the flat vector θ: name, offset, rows,
                       cols, shape (a vector for biases and LayerNorm's γ, β), plus ln_eps, num_params

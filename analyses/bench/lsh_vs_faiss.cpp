@@ -56,7 +56,7 @@
 #include <sparseact/app/analysis.hpp>
 #include <sparseact/app/checks.hpp>
 #include <sparseact/core/errors.hpp>
-#include <sparseact/core/matrix_io.hpp>
+#include <sparseact/core/npy.hpp>
 #include <sparseact/core/rng.hpp>
 #include <sparseact/lsh/hash.hpp>
 

@@ -6,8 +6,9 @@
 #include <vector>
 
 #include <Eigen/Dense>
-#include <glpk.h>
+#include <fmt/format.h>
 
+#include <sparseact/core/lp.hpp>
 #include <sparseact/core/rng.hpp>
 
 namespace sparseact::lsh {
@@ -53,42 +54,25 @@ bool inside(const Eigen::MatrixXd& U, const Eigen::VectorXd& y) { return (U * y)
 }  // namespace
 
 BoundingBox bounding_box(const Eigen::MatrixXd& U) {
-  const int d = static_cast<int>(U.rows()), k = static_cast<int>(U.cols());
+  const Eigen::Index d = U.rows(), k = U.cols();
   if (k < 1 || d < k) throw std::invalid_argument("bounding_box: U must be d × k with 1 ≤ k ≤ d");
-  glp_term_out(GLP_OFF);
-  glp_prob* lp = glp_create_prob();
-  glp_add_rows(lp, d);
-  glp_add_cols(lp, k);
-  for (int i = 1; i <= d; ++i) glp_set_row_bnds(lp, i, GLP_DB, -1.0, 1.0);  // −1 ≤ (U y)_i ≤ 1
-  for (int j = 1; j <= k; ++j) glp_set_col_bnds(lp, j, GLP_FR, 0.0, 0.0);    // y free
-  std::vector<int> ia(1), ja(1);
-  std::vector<double> ar(1);
-  for (int i = 0; i < d; ++i)
-    for (int j = 0; j < k; ++j)
-      if (U(i, j) != 0.0) {
-        ia.push_back(i + 1);
-        ja.push_back(j + 1);
-        ar.push_back(U(i, j));
-      }
-  glp_load_matrix(lp, static_cast<int>(ia.size()) - 1, ia.data(), ja.data(), ar.data());
-  glp_smcp parm;
-  glp_init_smcp(&parm);
-  parm.msg_lev = GLP_MSG_OFF;
+  lp::Problem P;
+  P.add_variables(k, -lp::inf, lp::inf);  // y free
+  P.add_constraints(U, -1.0, 1.0);        // −1 ≤ (U y)_i ≤ 1
+  // No presolve: each of the 2k LPs starts from the previous one's optimal basis.
+  lp::SolveOptions options;
+  options.presolve = false;
   BoundingBox box{Eigen::VectorXd(k), Eigen::VectorXd(k), Eigen::MatrixXd(k, 2 * k)};
-  for (int j = 0; j < k; ++j) {
+  for (Eigen::Index j = 0; j < k; ++j) {
     for (int sense = 0; sense < 2; ++sense) {  // 0: min y_j, 1: max y_j
-      for (int jj = 1; jj <= k; ++jj) glp_set_obj_coef(lp, jj, jj == j + 1 ? 1.0 : 0.0);
-      glp_set_obj_dir(lp, sense == 0 ? GLP_MIN : GLP_MAX);
-      const int ret = glp_simplex(lp, &parm);
-      if (ret != 0 || glp_get_status(lp) != GLP_OPT) {
-        glp_delete_prob(lp);
-        throw std::runtime_error("bounding_box: GLPK found no optimum (U not of full rank?)");
-      }
-      for (int jj = 0; jj < k; ++jj) box.witnesses(jj, 2 * j + sense) = glp_get_col_prim(lp, jj + 1);
-      (sense == 0 ? box.lo : box.hi)(j) = glp_get_obj_val(lp);
+      P.set_objective(Eigen::VectorXd::Unit(k, j), sense == 0 ? lp::Sense::minimize : lp::Sense::maximize);
+      const lp::Solution s = P.solve(options);
+      if (!s.optimal())
+        throw std::runtime_error(fmt::format("bounding_box: the LP is {} (U not of full rank?)", lp::to_string(s.status)));
+      box.witnesses.col(2 * j + sense) = s.x;
+      (sense == 0 ? box.lo : box.hi)(j) = s.objective;
     }
   }
-  glp_delete_prob(lp);
   return box;
 }
 

@@ -25,6 +25,16 @@
 namespace sparseact::lsh {
 
 /// A target f: R^d → R evaluated on columns, with its exact gradient.
+//
+// Why virtual and not std::variant<RandomPolynomial, HypercubeFunction, LowDimTarget>: the set of
+// targets is open. A notebook or a user can define a new f (say sin(x₁)) by deriving from Target in one
+// cell, and every function taking a const Target& (lipschitz_estimate, the notebook's fit_sweep) takes
+// it unchanged; a variant closes the set, so a new target means editing this header and every
+// std::visit. Under xeus-cling a virtual call is an ordinary call, while std::visit is a template
+// instantiated at the call site, which clang-based interpreters handle poorly at a cell's top level
+// (DESIGN.md, Notebooks). The cost a variant would save is one indirect call per batch (each call
+// evaluates a d × N matrix), nothing next to the O(N · terms) evaluation. Owners hold
+// std::unique_ptr<Target> (the analyses) or a concrete target by value (tests, notebooks).
 class Target {
  public:
   virtual ~Target() = default;

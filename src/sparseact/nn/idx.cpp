@@ -1,6 +1,6 @@
 // IDX reader (plain and gzip) and the Fashion-MNIST loader.
 //
-// Every number in an IDX header comes from an untrusted file. As in core/matrix_io.cpp: parse the
+// Every number in an IDX header comes from an untrusted file. As in core/npy.cpp: parse the
 // header, validate the promised size against the file with overflow-checked arithmetic, and only
 // then allocate. A gzip file's uncompressed size is not known in advance (its trailer is untrusted
 // and modulo 2^32), so for gzip the result grows geometrically as decompressed data actually
