@@ -71,11 +71,11 @@ json Analysis::collect_params() const {
 
 namespace {
 
-/// Numbers on the command line mean what a person reads: integers in base 10 (CLI11 alone reads
+/// Values on the command line mean what a person reads: integers in base 10 (CLI11 alone reads
 /// "0100" as octal 64), within the type's range (not wrapped or saturated: "-1" for an unsigned seed,
-/// 2^70), and finite floats (NaN passes every range check). The canonical text replaces the
-/// argument, so `params` records exactly the value that ran.
-void read_numbers_as_written(CLI::App& app) {
+/// 2^70), finite floats (NaN passes every range check), and no empty text. The canonical text
+/// replaces the argument, so `params` records exactly the value that ran.
+void read_values_as_written(CLI::App& app) {
   for (CLI::Option* opt : app.get_options()) {
     std::string type = opt->get_type_name();  // "INT:INT in [1 - 64]": the type, then the validators
     type = type.substr(0, type.find(':'));
@@ -114,6 +114,14 @@ void read_numbers_as_written(CLI::App& app) {
             return text;
           },
           "", "finite number");
+    } else if (opt->get_items_expected_max() > 0) {
+      // An empty value given on purpose (--weights '') is never a choice; it would read as "absent".
+      opt->transform(
+          [](std::string text) {
+            if (text.empty()) throw CLI::ValidationError("an empty value is not allowed");
+            return text;
+          },
+          "", "non-empty");
     }
   }
 }
@@ -122,7 +130,7 @@ void read_numbers_as_written(CLI::App& app) {
 
 int Analysis::run(int argc, char** argv, const std::function<void(Analysis&)>& body) {
   try {
-    read_numbers_as_written(*app_);
+    read_values_as_written(*app_);
     app_->parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app_->exit(e);
