@@ -112,7 +112,8 @@ struct Spearman {
   std::size_t n = 0;
 };
 
-/// Spearman's rank correlation of x and y (same length ≥ 3) with its test against ρ = 0.
+/// Spearman's rank correlation of x and y (same length ≥ 3) with its test against ρ = 0. Throws
+/// std::invalid_argument when x or y is constant (ρ undefined) or holds a NaN.
 Spearman spearman(const std::vector<double>& x, const std::vector<double>& y,
                   Alternative alternative = Alternative::two_sided);
 
@@ -122,7 +123,7 @@ Spearman spearman(const std::vector<double>& x, const std::vector<double>& y,
 struct LinearFit {
   double slope = 0.0, intercept = 0.0;
   double slope_se = 0.0, intercept_se = 0.0;  ///< from the residual variance (n − 2 dof); 0 for n = 2
-  double r_squared = 0.0;
+  double r_squared = 0.0;                     ///< s_xy²/(s_xx s_yy); 0 when y is constant (scipy's linregress)
   std::size_t n = 0;
   /// Two-sided (1 − α) Student-t interval of the slope (n − 2 dof); the point itself for n = 2.
   Interval slope_interval(double alpha = 0.05) const;
@@ -130,6 +131,11 @@ struct LinearFit {
 
 /// Needs n ≥ 2 points and x not all equal; throws std::invalid_argument otherwise.
 LinearFit linear_fit(const std::vector<double>& x, const std::vector<double>& y);
+/// Weighted least squares for y_i with known standard deviations σ_i > 0 (weights 1/σ_i²): the
+/// standard errors come from the σ_i, not from the residuals, SE(slope)² = 1/Σ w_i (x_i − x̄_w)²
+/// (numpy.polyfit(x, y, 1, w=1/σ, cov='unscaled')); r_squared is the weighted R². slope_interval
+/// then uses t_{n−2}, conservative against the normal quantile that known σ_i would allow.
+LinearFit weighted_linear_fit(const std::vector<double>& x, const std::vector<double>& y, const std::vector<double>& sigma);
 /// log y ≈ intercept + slope·log x (natural logs): the exponent of a power law y ∝ x^slope.
 /// Needs every x and y > 0; throws std::invalid_argument otherwise.
 LinearFit loglog_fit(const std::vector<double>& x, const std::vector<double>& y);
