@@ -319,12 +319,14 @@ TEST_CASE("stats: linear_fit matches scipy's linregress", "[stats]") {
   CHECK_THAT(f.slope_interval().half_width(), WithinRel(0.09295145834655004, 1e-12));
   CHECK_THAT(f.slope_interval(0.1).half_width(), WithinRel(0.07495550390184307, 1e-12));
   CHECK(f.slope_interval().contains(f.slope));
+  CHECK(f.dof == 8);
 
   // Two points: the line through them, no standard errors, the interval is the point.
   const LinearFit two = linear_fit({1.0, 3.0}, {2.0, 8.0});
   CHECK(two.slope == 3.0);
   CHECK(two.intercept == -1.0);
   CHECK(two.slope_se == 0.0);
+  CHECK(two.dof == 0);
   CHECK(two.r_squared == 1.0);
   CHECK(two.slope_interval().lo == 3.0);
   CHECK(two.slope_interval().hi == 3.0);
@@ -366,6 +368,26 @@ TEST_CASE("stats: loglog_fit recovers a power law exactly", "[stats]") {
   CHECK_THROWS_AS(loglog_fit({1.0}, {1.0}), std::invalid_argument);
 }
 
+TEST_CASE("stats: linear_fit_through_origin matches numpy's lstsq without a constant column", "[stats]") {
+  const std::vector<double> x{1.0, 2.0, 3.5, 5.0, 7.0}, y{2.1, 3.9, 7.2, 9.8, 14.3};
+  // b, res, _, _ = numpy.linalg.lstsq(x[:, None], y): slope b[0], SE √(res/(n − 1)/Σx²), R² 1 − res/Σy²
+  const LinearFit f = linear_fit_through_origin(x, y);
+  CHECK(f.n == 5);
+  CHECK(f.dof == 4);
+  CHECK(f.intercept == 0.0);
+  CHECK_THAT(f.slope, WithinRel(2.018630136986302, 1e-14));
+  CHECK_THAT(f.slope_se, WithinRel(0.02082732446027077, 1e-12));
+  CHECK_THAT(f.r_squared, WithinRel(0.9995743735930447, 1e-14));
+  CHECK_THAT(f.slope_interval().half_width(), WithinRel(student_t_quantile(0.975, 4) * f.slope_se, 1e-14));
+  // One point: the slope through it, no spread.
+  const LinearFit one = linear_fit_through_origin({2.0}, {5.0});
+  CHECK(one.slope == 2.5);
+  CHECK(one.slope_se == 0.0);
+  CHECK(one.slope_interval().lo == 2.5);
+  CHECK_THROWS_AS(linear_fit_through_origin({0.0, 0.0}, {1.0, 2.0}), std::invalid_argument);
+  CHECK_THROWS_AS(linear_fit_through_origin({}, {}), std::invalid_argument);
+}
+
 TEST_CASE("stats: weighted_linear_fit matches numpy's polyfit with known variances", "[stats]") {
   const std::vector<double> x{1, 2, 3, 4, 5, 6}, y{2.2, 3.9, 6.3, 7.8, 10.4, 11.7}, sigma{0.1, 0.2, 0.15, 0.3, 0.25, 0.4};
   // p, C = numpy.polyfit(x, y, 1, w=1/sigma, cov='unscaled'): p = (slope, intercept), √diag(C)
@@ -376,6 +398,9 @@ TEST_CASE("stats: weighted_linear_fit matches numpy's polyfit with known varianc
   CHECK_THAT(f.intercept_se, WithinRel(0.12755379468540004, 1e-12));
   // Weighted R² = 1 − Σw r²/Σw (y − ȳ_w)², by numpy from the same fit.
   CHECK_THAT(f.r_squared, WithinRel(0.9962448716570154, 1e-13));
+  // Known variances: the interval uses the normal quantile (scipy.stats.norm.ppf(0.975) = 1.959963984540054).
+  CHECK(std::isinf(f.dof));
+  CHECK_THAT(f.slope_interval().half_width(), WithinRel(1.959963984540054 * 0.048499679472789686, 1e-12));
   // Equal σ: the ordinary fit's slope and intercept, with SE(slope) = σ/√s_xx.
   const std::vector<double> ones(6, 0.5);
   const LinearFit g = weighted_linear_fit(x, y, ones), ols = linear_fit(x, y);

@@ -228,11 +228,13 @@ Spearman spearman(const std::vector<double>& x, const std::vector<double>& y, Al
 
 Interval LinearFit::slope_interval(double alpha) const {
   require_alpha(alpha, "LinearFit::slope_interval");
-  if (n < 2) throw std::invalid_argument("LinearFit::slope_interval: the fit has fewer than two points");
-  if (n == 2) return {slope, slope};
-  const double hw = boost::math::quantile(
-                        boost::math::complement(boost::math::students_t_distribution<double>(static_cast<double>(n - 2)), alpha / 2)) *
-                    slope_se;
+  if (!(dof >= 0)) throw std::invalid_argument("LinearFit::slope_interval: negative degrees of freedom");
+  if (dof == 0) return {slope, slope};
+  // Upper α/2 points through Boost's complements.
+  const double q = std::isinf(dof)
+                       ? boost::math::quantile(boost::math::complement(boost::math::normal_distribution<double>(), alpha / 2))
+                       : boost::math::quantile(boost::math::complement(boost::math::students_t_distribution<double>(dof), alpha / 2));
+  const double hw = q * slope_se;
   return {slope - hw, slope + hw};
 }
 
@@ -253,6 +255,7 @@ LinearFit least_squares(const std::vector<double>& x, const std::vector<double>&
   if (!(sxx > 0)) throw std::invalid_argument(fmt::format("{}: every x is equal ({}), so the slope is undefined", what, x[0]));
   LinearFit f;
   f.n = n;
+  f.dof = nn - 2;
   f.slope = sxy / sxx;
   f.intercept = my - f.slope * mx;
   // R² = s_xy²/(s_xx s_yy); 0 when y is constant, as scipy's linregress.
@@ -274,6 +277,24 @@ LinearFit least_squares(const std::vector<double>& x, const std::vector<double>&
 }  // namespace
 
 LinearFit linear_fit(const std::vector<double>& x, const std::vector<double>& y) { return least_squares(x, y, "linear_fit"); }
+
+LinearFit linear_fit_through_origin(const std::vector<double>& x, const std::vector<double>& y) {
+  require_pairs(x, y, 1, "linear_fit_through_origin");
+  const std::size_t n = x.size();
+  const double nn = static_cast<double>(n);
+  double sxx = 0, sxy = 0, syy = 0;
+  for (std::size_t i = 0; i < n; ++i) sxx += x[i] * x[i], sxy += x[i] * y[i], syy += y[i] * y[i];
+  if (!(sxx > 0)) throw std::invalid_argument("linear_fit_through_origin: every x is 0, so the slope is undefined");
+  LinearFit f;
+  f.n = n;
+  f.dof = nn - 1;
+  f.slope = sxy / sxx;
+  double rss = 0;
+  for (std::size_t i = 0; i < n; ++i) rss += (y[i] - f.slope * x[i]) * (y[i] - f.slope * x[i]);
+  f.r_squared = syy > 0 ? std::max(0.0, 1 - rss / syy) : 0.0;
+  if (n > 1) f.slope_se = std::sqrt(rss / (nn - 1) / sxx);
+  return f;
+}
 
 LinearFit weighted_linear_fit(const std::vector<double>& x, const std::vector<double>& y, const std::vector<double>& sigma) {
   require_pairs(x, y, 2, "weighted_linear_fit");
@@ -298,6 +319,7 @@ LinearFit weighted_linear_fit(const std::vector<double>& x, const std::vector<do
     throw std::invalid_argument(fmt::format("weighted_linear_fit: every x is equal ({}), so the slope is undefined", x[0]));
   LinearFit f;
   f.n = n;
+  f.dof = std::numeric_limits<double>::infinity();
   f.slope = sxy / sxx;
   f.intercept = my - f.slope * mx;
   f.r_squared = syy > 0 ? std::min(1.0, sxy / sxx * (sxy / syy)) : 0.0;
