@@ -26,7 +26,6 @@
 #include <numeric>
 #include <sstream>
 
-#include <boost/math/distributions/students_t.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -34,6 +33,7 @@
 #include <sparseact/app/checks.hpp>
 #include <sparseact/core/errors.hpp>
 #include <sparseact/core/rng.hpp>
+#include <sparseact/core/stats.hpp>
 #include <sparseact/lsh/dsm.hpp>
 #include <sparseact/lsh/lsh_model.hpp>
 #include <sparseact/lsh/subspace.hpp>
@@ -256,40 +256,35 @@ int main(int argc, char** argv) {
       std::sort(out.begin(), out.end(), [&](std::size_t x, std::size_t y) { return jobs[x].seed < jobs[y].seed; });
       return out;
     };
-    auto mean_of = [&](const std::vector<std::size_t>& ids) {
-      double s = 0;
-      for (auto i : ids) s += outcomes[i].test_mse;
-      return s / double(ids.size());
+    auto test_mse_of = [&](const std::vector<std::size_t>& ids) {
+      stats::RunningMean m;
+      for (auto i : ids) m.push(outcomes[i].test_mse);
+      return m;
     };
-    auto sd_of = [&](const std::vector<std::size_t>& ids) {
-      if (ids.size() < 2) return 0.0;
-      const double m = mean_of(ids);
-      double s = 0;
-      for (auto i : ids) s += (outcomes[i].test_mse - m) * (outcomes[i].test_mse - m);
-      return std::sqrt(s / double(ids.size() - 1));
-    };
-    // a beats b: paired over seeds (see the header comment).
+    auto mean_of = [&](const std::vector<std::size_t>& ids) { return test_mse_of(ids).mean(); };
+    auto sd_of = [&](const std::vector<std::size_t>& ids) { return std::sqrt(test_mse_of(ids).variance()); };
+    // a beats b: paired over seeds (see the header comment), H₁: mean(MSE_b − MSE_a) > 0.
     auto beats = [&](const std::vector<std::size_t>& ia, const std::vector<std::size_t>& ib) {
       Verdict v;
       const std::size_t S = std::min(ia.size(), ib.size());
       v.mean_a = mean_of(ia);
       v.mean_b = mean_of(ib);
-      std::vector<double> diff(S);
-      for (std::size_t s = 0; s < S; ++s) diff[s] = outcomes[ib[s]].test_mse - outcomes[ia[s]].test_mse;
-      double mean = 0;
-      for (double x : diff) mean += x / double(S);
-      v.mean_diff = mean;
       if (S >= 2) {
-        double var = 0;
-        for (double x : diff) var += (x - mean) * (x - mean) / double(S - 1);
-        const boost::math::students_t tdist(double(S - 1));
-        v.margin = boost::math::quantile(tdist, 0.95) * std::sqrt(var / double(S));
+        std::vector<double> mse_a(S), mse_b(S);
+        for (std::size_t s = 0; s < S; ++s) mse_a[s] = outcomes[ia[s]].test_mse, mse_b[s] = outcomes[ib[s]].test_mse;
+        const stats::TTest t = stats::paired_t_test(mse_b, mse_a, stats::Alternative::greater);
+        v.mean_diff = t.mean_difference;
+        v.margin = stats::student_t_quantile(0.95, t.df) * t.std_error;
       } else {
-        const Eigen::ArrayXd e = (outcomes[ib[0]].sq_err - outcomes[ia[0]].sq_err).array();
-        const double se = std::sqrt((e - e.mean()).square().sum() / double(e.size() - 1) / double(e.size()));
-        v.margin = 1.6448536269514722 * se;
+        // One seed: the paired differences of squared errors over the test points, with the normal
+        // quantile (thousands of points).
+        const Eigen::VectorXd &ea = outcomes[ia[0]].sq_err, &eb = outcomes[ib[0]].sq_err;
+        const stats::TTest t = stats::paired_t_test(std::vector<double>(eb.data(), eb.data() + eb.size()),
+                                                    std::vector<double>(ea.data(), ea.data() + ea.size()), stats::Alternative::greater);
+        v.mean_diff = outcomes[ib[0]].test_mse - outcomes[ia[0]].test_mse;
+        v.margin = stats::normal_quantile(0.95) * t.std_error;
       }
-      v.beats = mean > v.margin;
+      v.beats = v.mean_diff > v.margin;
       return v;
     };
     const std::string margin_rule =

@@ -7,147 +7,29 @@
 // The proof: x₁, x₂ in one bucket ⇒ ‖A(x₁ − x₂)‖_∞ ≤ ε ⇒ ‖A(x₁ − x₂)‖₂ ≤ ε√K (ERRATA 000: √K, not
 // √k), and σ_min(A) ≥ c√k w.p. ≥ 9/10 (eq. 3), A = A_full U ∈ R^{K×k} the directions projected on Γ.
 //
-// For each (d, k, ε, C) and trial: a Haar subspace Γ, a fresh LSH, uniform samples on Γ hashed into
-// buckets (exact code keys); per bucket the diameter from its samples and, for k ≤ 3, exactly from
-// the vertices of the bucket polytope; σ_min(A U); the number of buckets hit.
+// For each (d, k, ε, C) and trial (lsh/bucket_geometry's bucket_trial): a Haar subspace Γ, a fresh
+// LSH, uniform samples on Γ hashed into buckets (exact code keys); per bucket the diameter from its
+// samples and, for k ≤ 3, exactly from the vertices of the bucket polytope; σ_min(A U); the number
+// of buckets hit and the arrangement bound on it.
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 #include <string>
 #include <vector>
 
-#include <Eigen/SVD>
-#include <boost/math/distributions/normal.hpp>
 #include <fmt/format.h>
 
 #include <sparseact/app/analysis.hpp>
 #include <sparseact/app/checks.hpp>
 #include <sparseact/core/errors.hpp>
 #include <sparseact/core/rng.hpp>
-#include <sparseact/lsh/bucket_table.hpp>
-#include <sparseact/lsh/hash.hpp>
-#include <sparseact/lsh/subspace.hpp>
+#include <sparseact/core/stats.hpp>
+#include <sparseact/lsh/bucket_geometry.hpp>
 
 using namespace sparseact;
 using namespace sparseact::app;
 using namespace sparseact::lsh;
 
 namespace {
-
-struct Interval {
-  double lo, hi;
-};
-
-/// Wilson score interval for a binomial proportion at two-sided level 1 − α.
-Interval wilson(long successes, long n, double alpha) {
-  const double z = boost::math::quantile(boost::math::complement(boost::math::normal(), alpha / 2));
-  const double p = static_cast<double>(successes) / n, z2n = z * z / n;
-  const double centre = (p + z2n / 2) / (1 + z2n);
-  const double half = z / (1 + z2n) * std::sqrt(p * (1 - p) / n + z2n / (4.0 * n));
-  return {std::max(0.0, centre - half), std::min(1.0, centre + half)};
-}
-
-/// log of Σ_{j=0}^{k} binom(n, j): cells of an arrangement of n hyperplanes in R^k (Buck 1943; at most).
-double log_arrangement_cells(double n, int k) {
-  double total = 0, term = 1;  // term = binom(n, j)
-  for (int j = 0; j <= k; ++j) {
-    if (j > 0) term *= (n - j + 1) / j;
-    if (term <= 0) break;
-    total += term;
-  }
-  return std::log(total);
-}
-
-struct TrialResult {
-  double sigma_min = 0;      // σ_min(A U)
-  double bound = 0;          // ε√K / σ_min: the always-true diameter bound
-  double diam_sampled = 0;   // max over buckets of the samples' max pairwise distance
-  double diam_exact = NAN;   // max over hit buckets of the polytope diameter (k ≤ 3)
-  double exact_minus_sampled = INFINITY;  // min over buckets of exact − sampled (≥ 0 up to rounding)
-  long buckets = 0, singletons = 0;
-  double log_arrangement = 0;  // log of the arrangement bound on buckets meeting Γ
-  double acceptance = 1;
-  std::size_t fingerprint_collisions = 0;
-};
-
-TrialResult run_trial(int d, int k, double eps, int C, Eigen::Index samples, std::uint64_t seed, std::uint64_t stream,
-                      std::string& method) {
-  TrialResult t;
-  const int K = C * k;
-  const Subspace S = random_subspace(d, k, seed, stream_id(stream, 0));
-  const EuclideanLsh h = make_euclidean_lsh(d, K, eps, seed, stream_id(stream, 1));
-  SampleStats stats;
-  const Eigen::MatrixXd X = sample_uniform(S, samples, seed, stream_id(stream, 2), &stats);
-  method = stats.method;
-  t.acceptance = stats.acceptance;
-  const CodeMatrix codes = hash(h, X, Device::cpu);
-  const BucketAssignment asg = assign_buckets(codes);
-  t.buckets = static_cast<long>(asg.buckets());
-  t.fingerprint_collisions = asg.table.fingerprint_collisions();
-  for (auto c : asg.counts) t.singletons += (c == 1);
-
-  const Eigen::MatrixXd Y = S.U.transpose() * X;  // coordinates on Γ (U is an isometry)
-  const BucketGeometry geo(S, h);
-  t.sigma_min = Eigen::JacobiSVD<Eigen::MatrixXd>(geo.AU()).singularValues().minCoeff();
-  t.bound = eps * std::sqrt(static_cast<double>(K)) / t.sigma_min;
-
-  // Arrangement bound: hash i cuts P along the hyperplanes ã_iᵀy + b_i = ε m that meet P; with P inside
-  // its bounding box, ã_iᵀy ranges within ±Σ_j |ã_ij| max(|lo_j|, |hi_j|). n hyperplanes in R^k make at
-  // most Σ_{j≤k} binom(n, j) cells, so at most that many buckets meet Γ.
-  const Eigen::VectorXd reach = S.y_lo.cwiseAbs().cwiseMax(S.y_hi.cwiseAbs());
-  double planes = 0;
-  for (int i = 0; i < K; ++i) {
-    const double r = geo.AU().row(i).cwiseAbs().dot(reach);
-    planes += std::floor((r + h.b(i)) / eps) - std::floor((-r + h.b(i)) / eps);
-  }
-  t.log_arrangement = log_arrangement_cells(planes, k);
-
-  // Points of each bucket, contiguous (counting sort by bucket id).
-  const std::size_t B = asg.buckets();
-  std::vector<std::size_t> start(B + 1, 0);
-  for (std::size_t b = 0; b < B; ++b) start[b + 1] = start[b] + static_cast<std::size_t>(asg.counts[b]);
-  std::vector<Eigen::Index> order(static_cast<std::size_t>(samples));
-  {
-    std::vector<std::size_t> fill(start.begin(), start.end() - 1);
-    for (Eigen::Index n = 0; n < samples; ++n) order[fill[static_cast<std::size_t>(asg.bucket[static_cast<std::size_t>(n)])]++] = n;
-  }
-  double diam_s = 0, diam_e = 0, gap = INFINITY;
-  const bool exact = k <= 3;
-#pragma omp parallel for schedule(dynamic, 16) reduction(max : diam_s, diam_e) reduction(min : gap)
-  for (std::size_t b = 0; b < B; ++b) {
-    // The samples' diameter: max pairwise distance, O(n_b²) on a contiguous copy (buckets are small);
-    // for k = 1 it is max − min.
-    const std::size_t nb = start[b + 1] - start[b];
-    std::vector<double> pts(nb * static_cast<std::size_t>(k));
-    for (std::size_t i = 0; i < nb; ++i)
-      for (int j = 0; j < k; ++j) pts[i * k + j] = Y(j, order[start[b] + i]);
-    double best = 0;
-    if (k == 1) {
-      const auto [mn, mx] = std::minmax_element(pts.begin(), pts.end());
-      best = nb > 0 ? *mx - *mn : 0.0;
-    } else {
-      for (std::size_t i = 0; i < nb; ++i)
-        for (std::size_t j = i + 1; j < nb; ++j) {
-          double s = 0;
-          for (int q = 0; q < k; ++q) s += (pts[i * k + q] - pts[j * k + q]) * (pts[i * k + q] - pts[j * k + q]);
-          best = std::max(best, s);
-        }
-      best = std::sqrt(best);
-    }
-    diam_s = std::max(diam_s, best);
-    if (exact) {
-      const double e = geo.diameter(asg.table.code(static_cast<std::int64_t>(b)));
-      diam_e = std::max(diam_e, e);
-      gap = std::min(gap, e - best);
-    }
-  }
-  t.diam_sampled = diam_s;
-  if (exact) {
-    t.diam_exact = diam_e;
-    t.exact_minus_sampled = gap;
-  }
-  return t;
-}
 
 struct Config {
   int d, k, C;
@@ -228,7 +110,8 @@ int main(int argc, char** argv) {
       std::vector<double> diams, sigs;
       for (int t = 0; t < trials; ++t) {
         const std::uint64_t stream = stream_id(stream_id(0x4c534842, g), static_cast<std::uint64_t>(t));
-        const TrialResult tr = run_trial(cf.d, cf.k, cf.eps, cf.C, samples, a.common.seed, stream, method);
+        const BucketTrial tr = bucket_trial(cf.d, cf.k, K, cf.eps, samples, a.common.seed, stream, Device::cpu);
+        method = tr.sampling_method;
         const double diam = cf.k <= 3 ? tr.diam_exact : tr.diam_sampled;  // exact where we can
         good += diam <= target;
         max_diam = std::max(max_diam, diam);
@@ -249,7 +132,7 @@ int main(int argc, char** argv) {
                            tr.diam_exact, tr.bound, target, tr.log_arrangement, tr.acceptance});
         progress->advance();
       }
-      const Interval ci = wilson(good, trials, alpha_each);
+      const stats::Interval ci = stats::wilson_interval(good, trials, alpha_each);
       const double p_hat = double(good) / trials;
       if (ci.hi < 0.9) prob_holds = false;
       if (ci.hi < min_p_hi || (ci.hi == min_p_hi && p_hat < min_p_hat)) {
@@ -275,26 +158,16 @@ int main(int argc, char** argv) {
     }
 
     // --- Fit: log #buckets = β · k log(2√d/ε) (the lemma's form, through the origin), and with an intercept.
-    double sxx = 0, sxy = 0;
-    for (std::size_t i = 0; i < fit_x.size(); ++i) sxx += fit_x[i] * fit_x[i], sxy += fit_x[i] * fit_y[i];
-    const double beta = sxy / sxx;
-    double rss = 0;
-    for (std::size_t i = 0; i < fit_x.size(); ++i) rss += std::pow(fit_y[i] - beta * fit_x[i], 2);
-    const double beta_se = fit_x.size() > 1 ? std::sqrt(rss / double(fit_x.size() - 1) / sxx) : NAN;
-    double slope = NAN, intercept = NAN, slope_se = NAN;
-    {
-      const double n = double(fit_x.size());
-      const double mx = std::accumulate(fit_x.begin(), fit_x.end(), 0.0) / n, my = std::accumulate(fit_y.begin(), fit_y.end(), 0.0) / n;
-      double vxx = 0, vxy = 0;
-      for (std::size_t i = 0; i < fit_x.size(); ++i) vxx += (fit_x[i] - mx) * (fit_x[i] - mx), vxy += (fit_x[i] - mx) * (fit_y[i] - my);
-      if (vxx > 0 && n > 2) {
-        slope = vxy / vxx;
-        intercept = my - slope * mx;
-        double res = 0;
-        for (std::size_t i = 0; i < fit_x.size(); ++i) res += std::pow(fit_y[i] - intercept - slope * fit_x[i], 2);
-        slope_se = std::sqrt(res / (n - 2) / vxx);
-      }
-    }
+    // Through the origin with at least one point; with an intercept with three points and two
+    // distinct x (no SE from two). NaN where the grid gives too little.
+    const bool origin_ok = !fit_x.empty() && std::any_of(fit_x.begin(), fit_x.end(), [](double x) { return x != 0; });
+    const bool line_ok = fit_x.size() > 2 && std::any_of(fit_x.begin(), fit_x.end(), [&](double x) { return x != fit_x[0]; });
+    const stats::LinearFit origin_fit = origin_ok ? stats::linear_fit_through_origin(fit_x, fit_y) : stats::LinearFit{};
+    const stats::LinearFit line_fit = line_ok ? stats::linear_fit(fit_x, fit_y) : stats::LinearFit{};
+    const double beta = origin_ok ? origin_fit.slope : NAN;
+    const double beta_se = fit_x.size() > 1 ? origin_fit.slope_se : NAN;
+    const double slope = line_ok ? line_fit.slope : NAN, intercept = line_ok ? line_fit.intercept : NAN;
+    const double slope_se = line_ok ? line_fit.slope_se : NAN;
     const double C_min = *std::min_element(Cs.begin(), Cs.end());
     std::sort(all_sig_k.begin(), all_sig_k.end());
     const double c_paper_q10 = all_sig_k[all_sig_k.size() / 10];
@@ -332,7 +205,7 @@ int main(int argc, char** argv) {
                                      "σ_min(AU)/√k over all trials is {:.3f}; with that c the statement ‖x₁−x₂‖ ≤ ε/c does not follow "
                                      "(ERRATA: the proof gives ε√K/σ_min = ε√C/c).",
                                      trials, c_paper_q10)});
-    const Interval eq3 = wilson(eq3_hits, eq3_n, alpha);
+    const stats::Interval eq3 = stats::wilson_interval(eq3_hits, eq3_n, alpha);
     r.add_check({.id = "eq3_sigma_min",
                  .claim = "paper 000 Lemma 4.2",
                  .statement = "eq. (3): P[σ_min(A U) ≥ √K − √k − √(2 ln 10)] ≥ 0.9 (Davidson–Szarek), A U ∈ R^{K×k}",

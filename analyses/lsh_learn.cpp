@@ -20,6 +20,7 @@
 #include <sparseact/app/checks.hpp>
 #include <sparseact/core/errors.hpp>
 #include <sparseact/core/rng.hpp>
+#include <sparseact/core/stats.hpp>
 #include <sparseact/lsh/dsm.hpp>
 #include <sparseact/lsh/hash.hpp>
 #include <sparseact/lsh/lower_bound.hpp>
@@ -43,26 +44,6 @@ double seconds_per_point(const std::function<void()>& run, Eigen::Index points) 
     best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
   return best / static_cast<double>(points);
-}
-
-/// Least-squares slope of log y on log x, with its standard error (0 for two points).
-std::pair<double, double> loglog_slope(const std::vector<double>& x, const std::vector<double>& y) {
-  const auto n = static_cast<double>(x.size());
-  double mx = 0, my = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) mx += std::log(x[i]) / n, my += std::log(y[i]) / n;
-  double sxx = 0, sxy = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    sxx += (std::log(x[i]) - mx) * (std::log(x[i]) - mx);
-    sxy += (std::log(x[i]) - mx) * (std::log(y[i]) - my);
-  }
-  const double slope = sxy / sxx;
-  double rss = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    const double r = std::log(y[i]) - my - slope * (std::log(x[i]) - mx);
-    rss += r * r;
-  }
-  const double se = x.size() > 2 ? std::sqrt(rss / (n - 2) / sxx) : 0.0;
-  return {slope, se};
 }
 
 }  // namespace
@@ -186,7 +167,8 @@ int main(int argc, char** argv) {
         }
         // Table size against the order (L√d/ε)^k: the count grows no faster than ε^{-k}.
         if (inv_eps.size() >= 2) {
-          const auto [slope, se] = loglog_slope(inv_eps, bucket_counts);
+          const stats::LinearFit fit = stats::loglog_fit(inv_eps, bucket_counts);
+          const double slope = fit.slope, se = fit.slope_se;  // SE 0 with two values of ε
           const double excess = slope - (static_cast<double>(k) + 3 * se);
           worst_slope_excess = std::max(worst_slope_excess, slope - static_cast<double>(k));
           table_order_holds = table_order_holds && excess <= 0;
@@ -273,8 +255,12 @@ int main(int argc, char** argv) {
                                      "Largest slope − k: {:.3f}.", worst_slope_excess)});
     if (timing_lsh.size() >= 2) {
       const double lsh_growth = flops_lsh.back() / flops_lsh.front(), dense_growth = flops_dense.back() / flops_dense.front();
-      const auto [lsh_slope, lsh_se] = loglog_slope(timing_eps_lsh, timing_lsh);
-      const auto [dense_slope, dense_se] = loglog_slope(timing_dense_eps, timing_dense);
+      // Time exponents; a clock reading of 0 (none expected) leaves the exponent undefined.
+      auto time_exponent = [](const std::vector<double>& inv_eps, const std::vector<double>& t) {
+        return std::all_of(t.begin(), t.end(), [](double v) { return v > 0; }) ? stats::loglog_fit(inv_eps, t).slope : NAN;
+      };
+      const double lsh_slope = time_exponent(timing_eps_lsh, timing_lsh);
+      const double dense_slope = time_exponent(timing_dense_eps, timing_dense);
       r.add_check({.id = "eq1_forward_cost",
                    .claim = "paper 000 eq. (1)",
                    .statement = "forward pass: sparse O(dk log(1/ε)) vs dense Ω(d (2√d/(Cε))^k): from the largest to the smallest ε, "

@@ -20,6 +20,7 @@
 #include <sparseact/app/checks.hpp>
 #include <sparseact/core/errors.hpp>
 #include <sparseact/core/rng.hpp>
+#include <sparseact/core/stats.hpp>
 #include <sparseact/lsh/hash.hpp>
 #include <sparseact/lsh/lower_bound.hpp>
 
@@ -36,20 +37,6 @@ Eigen::VectorXd unit(Rng& rng, Eigen::Index m) {
     for (Eigen::Index i = 0; i < m; ++i) u(i) = rng.normal();
   } while (u.norm() == 0);
   return u / u.norm();
-}
-
-// Least-squares slope of log y against log x.
-double loglog_slope(const std::vector<double>& x, const std::vector<double>& y) {
-  const std::size_t n = x.size();
-  if (n < 2) return NAN;
-  double mx = 0, my = 0;
-  for (std::size_t i = 0; i < n; ++i) mx += std::log(x[i]) / n, my += std::log(y[i]) / n;
-  double sxy = 0, sxx = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    sxy += (std::log(x[i]) - mx) * (std::log(y[i]) - my);
-    sxx += (std::log(x[i]) - mx) * (std::log(x[i]) - mx);
-  }
-  return sxy / sxx;
 }
 
 // Number of distinct columns of a code matrix.
@@ -221,7 +208,7 @@ int main(int argc, char** argv) {
                             proof_constant(d, kk, e, L, double(G.size())), tbs.back(), width_lower_bound(double(G.size()), bits)});
       }
       if (xs.empty()) continue;
-      slopes[fmt::format("k{}", kk)] = loglog_slope(xs, vs);
+      slopes[fmt::format("k{}", kk)] = xs.size() >= 2 ? stats::loglog_fit(xs, vs).slope : NAN;
       size_fig.series.push_back({.x = xs, .y = vs, .label = fmt::format("|V|, k = {}", kk), .style = plot::Style::linespoints, .color = colors[kk - 1]});
       std::vector<double> lx, ly;
       for (std::size_t i = 0; i < xs.size(); ++i)

@@ -12,6 +12,7 @@
 #include <sparseact/app/analysis.hpp>
 #include <sparseact/app/checks.hpp>
 #include <sparseact/core/errors.hpp>
+#include <sparseact/core/stats.hpp>
 #include <sparseact/spectral/esd.hpp>
 #include <sparseact/spectral/init.hpp>
 #include <sparseact/spectral/marchenko_pastur.hpp>
@@ -24,20 +25,12 @@ using namespace sparseact::spectral;
 
 namespace {
 
-struct Fit {
-  double slope, slope_se;
-};
-
-/// Weighted least squares of log y on log x, weights 1/Var(log y) with Var(log y) ≈ (se_y / y)².
-Fit loglog_fit(const std::vector<double>& x, const std::vector<double>& y, const std::vector<double>& se) {
-  double sw = 0, swx = 0, swy = 0, swxx = 0, swxy = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    const double lx = std::log(x[i]), ly = std::log(y[i]);
-    const double w = 1.0 / std::max(1e-300, (se[i] / y[i]) * (se[i] / y[i]));
-    sw += w, swx += w * lx, swy += w * ly, swxx += w * lx * lx, swxy += w * lx * ly;
-  }
-  const double det = sw * swxx - swx * swx;
-  return {(sw * swxy - swx * swy) / det, std::sqrt(sw / det)};
+/// Weighted least squares of log y on log x, weights 1/Var(log y) with Var(log y) ≈ (se_y / y)² (the
+/// delta method), standard errors from those variances.
+stats::LinearFit loglog_fit(const std::vector<double>& x, const std::vector<double>& y, const std::vector<double>& se) {
+  std::vector<double> lx(x.size()), ly(y.size()), sigma(y.size());
+  for (std::size_t i = 0; i < x.size(); ++i) lx[i] = std::log(x[i]), ly[i] = std::log(y[i]), sigma[i] = se[i] / y[i];
+  return stats::weighted_linear_fit(lx, ly, sigma);
 }
 
 }  // namespace
@@ -87,16 +80,16 @@ int main(int argc, char** argv) {
         const int n = static_cast<int>(ns[ni]);
         const int d = std::max(2, static_cast<int>(std::lround(n / c)));
         const MarchenkoPastur law(static_cast<double>(n) / d, init_variance(init, n, d) * d);
-        double s1 = 0, s2 = 0, k1 = 0, k2 = 0;
+        stats::RunningMean ratio, ks_dist;
         for (int t = 0; t < trials; ++t) {
           const std::uint64_t stream = stream_id(stream_id(ci, ni), static_cast<std::uint64_t>(t));
           const Spectrum s = kkt_spectra({init_weights(n, d, init, dist, a.common.seed, stream)}, a.common.device)[0];
           const double ks = ks_distance(s.all_eigenvalues(), law);
-          s1 += s.ratio(), s2 += s.ratio() * s.ratio(), k1 += ks, k2 += ks * ks;
+          ratio.push(s.ratio()), ks_dist.push(ks);
           progress->advance();
         }
-        const double mean = s1 / trials, se = std::sqrt(std::max(0.0, (s2 / trials - mean * mean) / (trials - 1)));
-        const double ks_mean = k1 / trials, kse = std::sqrt(std::max(0.0, (k2 / trials - ks_mean * ks_mean) / (trials - 1)));
+        const double mean = ratio.mean(), se = ratio.std_error();
+        const double ks_mean = ks_dist.mean(), kse = ks_dist.std_error();
         // Limit and TW prediction at the realised shape (d is rounded).
         const double shape_limit = ratio_limit(static_cast<double>(n) / d);
         const double tw_mean = wishart_ratio_interval(n, d, 0.01).at_mean;
@@ -105,8 +98,8 @@ int main(int argc, char** argv) {
         ksv.push_back(ks_mean), ks_se.push_back(kse);
         all_below = all_below && mean < shape_limit;
       }
-      const Fit f = loglog_fit(nv, ex, ex_se);
-      const Fit g = loglog_fit(nv, ksv, ks_se);
+      const stats::LinearFit f = loglog_fit(nv, ex, ex_se);
+      const stats::LinearFit g = loglog_fit(nv, ksv, ks_se);
       slopes.push_back(f.slope);
       all_converge = all_converge && f.slope + 3 * f.slope_se < 0;
       all_ks_converge = all_ks_converge && g.slope + 3 * g.slope_se < 0;

@@ -6,16 +6,48 @@
 #include <stdexcept>
 #include <string>
 
+#include <boost/math/distributions/beta.hpp>
 #include <boost/math/distributions/chi_squared.hpp>
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
 #include <boost/math/statistics/univariate_statistics.hpp>
+#include <fmt/format.h>
 
 namespace sparseact::stats {
 namespace {
 
 void require_probability(double p, const char* what) {
   if (!(p > 0.0 && p < 1.0)) throw std::invalid_argument(std::string(what) + ": p must lie in (0, 1)");
+}
+
+void require_alpha(double alpha, const char* what) {
+  if (!(alpha > 0.0 && alpha < 1.0)) throw std::invalid_argument(fmt::format("{}: α = {} must lie in (0, 1)", what, alpha));
+}
+
+/// x and y of equal length ≥ n_min, every value finite.
+void require_pairs(const std::vector<double>& x, const std::vector<double>& y, std::size_t n_min, const char* what) {
+  if (x.size() != y.size())
+    throw std::invalid_argument(fmt::format("{}: x and y differ in length ({} vs {})", what, x.size(), y.size()));
+  if (x.size() < n_min) throw std::invalid_argument(fmt::format("{}: needs at least {} pairs, got {}", what, n_min, x.size()));
+  for (std::size_t i = 0; i < x.size(); ++i)
+    if (!std::isfinite(x[i]) || !std::isfinite(y[i]))
+      throw std::invalid_argument(fmt::format("{}: pair {} is not finite (x = {}, y = {})", what, i, x[i], y[i]));
+}
+
+/// P-value of a statistic with Student-t law (ν dof) under H₀, for the alternative; t may be ±∞.
+double t_p_value(double t, double nu, Alternative alternative) {
+  const boost::math::students_t_distribution<double> T(nu);
+  // Upper tail P(T ≥ s) through Boost's complement (no 1 − cdf cancellation).
+  auto upper = [&](double s) {
+    if (std::isinf(s)) return s > 0 ? 0.0 : 1.0;
+    return boost::math::cdf(boost::math::complement(T, s));
+  };
+  switch (alternative) {
+    case Alternative::less: return upper(-t);  // P(T ≤ t) = P(T ≥ −t), symmetric
+    case Alternative::greater: return upper(t);
+    case Alternative::two_sided: break;
+  }
+  return std::min(1.0, 2.0 * upper(std::abs(t)));
 }
 
 }  // namespace
@@ -96,6 +128,233 @@ double interquartile_range(std::vector<double> sample) {
   // Boost needs three values; below that the whole range is the honest spread.
   if (sample.size() < 3) return std::abs(sample.back() - sample.front());
   return boost::math::statistics::interquartile_range(sample);
+}
+
+// --- Binomial intervals -------------------------------------------------------------------------------
+
+namespace {
+
+void require_binomial(std::int64_t k, std::int64_t n, double alpha, const char* what) {
+  if (n < 1) throw std::invalid_argument(fmt::format("{}: n = {} trials; need n ≥ 1", what, n));
+  if (k < 0 || k > n) throw std::invalid_argument(fmt::format("{}: k = {} successes; need 0 ≤ k ≤ n = {}", what, k, n));
+  require_alpha(alpha, what);
+}
+
+}  // namespace
+
+Interval wilson_interval(std::int64_t k, std::int64_t n, double alpha) {
+  require_binomial(k, n, alpha, "wilson_interval");
+  // z = Φ⁻¹(1 − α/2) as the upper α/2 point (Boost's complement: exact for tiny α, where 1 − α/2
+  // would round). Centre and half-width in the form of Wilson (1927) / statsmodels' proportion_confint:
+  //   (p̂ + z²/2n) / (1 + z²/n) ± z/(1 + z²/n) · √(p̂(1 − p̂)/n + z²/4n²).
+  const double z = boost::math::quantile(boost::math::complement(boost::math::normal_distribution<double>(), alpha / 2));
+  const double nn = static_cast<double>(n);
+  const double p = static_cast<double>(k) / nn, z2n = z * z / nn;
+  const double centre = (p + z2n / 2) / (1 + z2n);
+  const double half = z / (1 + z2n) * std::sqrt(p * (1 - p) / nn + z2n / (4.0 * nn));
+  // The ends are 0 at k = 0 and 1 at k = n exactly; rounding must not move them past.
+  return {k == 0 ? 0.0 : std::max(0.0, centre - half), k == n ? 1.0 : std::min(1.0, centre + half)};
+}
+
+Interval clopper_pearson_interval(std::int64_t k, std::int64_t n, double alpha) {
+  require_binomial(k, n, alpha, "clopper_pearson_interval");
+  // Clopper & Pearson (1934): lo = B⁻¹(α/2; k, n − k + 1), hi = B⁻¹(1 − α/2; k + 1, n − k), the
+  // upper one as a complement quantile (as scipy's binomtest(...).proportion_ci(method='exact')).
+  const double kk = static_cast<double>(k), nk = static_cast<double>(n - k);
+  const double lo = k == 0 ? 0.0 : boost::math::quantile(boost::math::beta_distribution<double>(kk, nk + 1), alpha / 2);
+  const double hi =
+      k == n ? 1.0 : boost::math::quantile(boost::math::complement(boost::math::beta_distribution<double>(kk + 1, nk), alpha / 2));
+  return {lo, hi};
+}
+
+// --- Tests --------------------------------------------------------------------------------------------
+
+TTest paired_t_test(const std::vector<double>& x, const std::vector<double>& y, Alternative alternative) {
+  require_pairs(x, y, 2, "paired_t_test");
+  const std::size_t n = x.size();
+  const double nn = static_cast<double>(n);
+  // Two passes over d_i = x_i − y_i (mean, then the centred sum of squares), as scipy's ttest_rel.
+  double sum = 0;
+  for (std::size_t i = 0; i < n; ++i) sum += x[i] - y[i];
+  const double mean = sum / nn;
+  double ss = 0;
+  for (std::size_t i = 0; i < n; ++i) ss += (x[i] - y[i] - mean) * (x[i] - y[i] - mean);
+  TTest r;
+  r.n = n;
+  r.df = nn - 1;
+  r.mean_difference = mean;
+  r.std_error = std::sqrt(ss / (nn - 1) / nn);
+  if (r.std_error > 0) {
+    r.t = mean / r.std_error;
+  } else {
+    // Every difference equal: no spread, so the sign of the mean decides (a zero mean is no evidence).
+    r.t = mean > 0 ? std::numeric_limits<double>::infinity() : mean < 0 ? -std::numeric_limits<double>::infinity() : 0.0;
+    if (mean == 0) {
+      r.p_value = 1.0;
+      return r;
+    }
+  }
+  r.p_value = t_p_value(r.t, r.df, alternative);
+  return r;
+}
+
+namespace {
+
+/// Ranks 1..n with ties given the average of the ranks they span (scipy's rankdata 'average').
+std::vector<double> average_ranks(const std::vector<double>& v) {
+  const std::size_t n = v.size();
+  std::vector<std::size_t> order(n);
+  for (std::size_t i = 0; i < n; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return v[a] < v[b]; });
+  std::vector<double> rank(n);
+  for (std::size_t i = 0; i < n;) {
+    std::size_t j = i + 1;
+    while (j < n && v[order[j]] == v[order[i]]) ++j;
+    const double r = 0.5 * static_cast<double>(i + 1 + j);  // mean of ranks i+1 … j
+    for (std::size_t q = i; q < j; ++q) rank[order[q]] = r;
+    i = j;
+  }
+  return rank;
+}
+
+}  // namespace
+
+Spearman spearman(const std::vector<double>& x, const std::vector<double>& y, Alternative alternative) {
+  require_pairs(x, y, 3, "spearman");
+  const std::vector<double> a = average_ranks(x), b = average_ranks(y);
+  const std::size_t n = x.size();
+  const double nn = static_cast<double>(n);
+  // Both rank vectors have mean (n + 1)/2 exactly.
+  const double m = 0.5 * (nn + 1);
+  double saa = 0, sbb = 0, sab = 0;
+  for (std::size_t i = 0; i < n; ++i) saa += (a[i] - m) * (a[i] - m), sbb += (b[i] - m) * (b[i] - m), sab += (a[i] - m) * (b[i] - m);
+  if (saa == 0 || sbb == 0) throw std::invalid_argument("spearman: x or y is constant, so ρ is undefined");
+  Spearman r;
+  r.n = n;
+  r.rho = std::clamp(sab / std::sqrt(saa * sbb), -1.0, 1.0);
+  // t = ρ √((n − 2)/(1 − ρ²)), written as scipy's spearmanr writes it ((1 + ρ)(1 − ρ) keeps digits near |ρ| = 1).
+  const double df = nn - 2, q = (1 + r.rho) * (1 - r.rho);
+  r.t = q > 0 ? r.rho * std::sqrt(df / q) : std::copysign(std::numeric_limits<double>::infinity(), r.rho);
+  r.p_value = t_p_value(r.t, df, alternative);
+  return r;
+}
+
+// --- Least squares -------------------------------------------------------------------------------------
+
+Interval LinearFit::slope_interval(double alpha) const {
+  require_alpha(alpha, "LinearFit::slope_interval");
+  if (!(dof >= 0)) throw std::invalid_argument("LinearFit::slope_interval: negative degrees of freedom");
+  if (dof == 0) return {slope, slope};
+  // Upper α/2 points through Boost's complements.
+  const double q = std::isinf(dof)
+                       ? boost::math::quantile(boost::math::complement(boost::math::normal_distribution<double>(), alpha / 2))
+                       : boost::math::quantile(boost::math::complement(boost::math::students_t_distribution<double>(dof), alpha / 2));
+  const double hw = q * slope_se;
+  return {slope - hw, slope + hw};
+}
+
+namespace {
+
+LinearFit least_squares(const std::vector<double>& x, const std::vector<double>& y, const char* what) {
+  require_pairs(x, y, 2, what);
+  const std::size_t n = x.size();
+  const double nn = static_cast<double>(n);
+  double mx = 0, my = 0;
+  for (std::size_t i = 0; i < n; ++i) mx += x[i], my += y[i];
+  mx /= nn, my /= nn;
+  double sxx = 0, sxy = 0, syy = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double dx = x[i] - mx, dy = y[i] - my;
+    sxx += dx * dx, sxy += dx * dy, syy += dy * dy;
+  }
+  if (!(sxx > 0)) throw std::invalid_argument(fmt::format("{}: every x is equal ({}), so the slope is undefined", what, x[0]));
+  LinearFit f;
+  f.n = n;
+  f.dof = nn - 2;
+  f.slope = sxy / sxx;
+  f.intercept = my - f.slope * mx;
+  // R² = s_xy²/(s_xx s_yy); 0 when y is constant, as scipy's linregress.
+  f.r_squared = syy > 0 ? std::min(1.0, sxy / sxx * (sxy / syy)) : 0.0;
+  if (n > 2) {
+    // Residual variance σ̂² = RSS/(n − 2); SE(b) = σ̂/√s_xx, SE(a) = σ̂ √(1/n + x̄²/s_xx).
+    double rss = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double r = (y[i] - my) - f.slope * (x[i] - mx);
+      rss += r * r;
+    }
+    const double s2 = rss / (nn - 2);
+    f.slope_se = std::sqrt(s2 / sxx);
+    f.intercept_se = std::sqrt(s2 * (1 / nn + mx * mx / sxx));
+  }
+  return f;
+}
+
+}  // namespace
+
+LinearFit linear_fit(const std::vector<double>& x, const std::vector<double>& y) { return least_squares(x, y, "linear_fit"); }
+
+LinearFit linear_fit_through_origin(const std::vector<double>& x, const std::vector<double>& y) {
+  require_pairs(x, y, 1, "linear_fit_through_origin");
+  const std::size_t n = x.size();
+  const double nn = static_cast<double>(n);
+  double sxx = 0, sxy = 0, syy = 0;
+  for (std::size_t i = 0; i < n; ++i) sxx += x[i] * x[i], sxy += x[i] * y[i], syy += y[i] * y[i];
+  if (!(sxx > 0)) throw std::invalid_argument("linear_fit_through_origin: every x is 0, so the slope is undefined");
+  LinearFit f;
+  f.n = n;
+  f.dof = nn - 1;
+  f.slope = sxy / sxx;
+  double rss = 0;
+  for (std::size_t i = 0; i < n; ++i) rss += (y[i] - f.slope * x[i]) * (y[i] - f.slope * x[i]);
+  f.r_squared = syy > 0 ? std::max(0.0, 1 - rss / syy) : 0.0;
+  if (n > 1) f.slope_se = std::sqrt(rss / (nn - 1) / sxx);
+  return f;
+}
+
+LinearFit weighted_linear_fit(const std::vector<double>& x, const std::vector<double>& y, const std::vector<double>& sigma) {
+  require_pairs(x, y, 2, "weighted_linear_fit");
+  if (sigma.size() != x.size())
+    throw std::invalid_argument(fmt::format("weighted_linear_fit: {} standard deviations for {} points", sigma.size(), x.size()));
+  const std::size_t n = x.size();
+  std::vector<double> w(n);
+  double sw = 0, mx = 0, my = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!(sigma[i] > 0 && std::isfinite(sigma[i])))
+      throw std::invalid_argument(fmt::format("weighted_linear_fit: σ_{} = {}; every σ must be finite and > 0", i, sigma[i]));
+    w[i] = 1 / (sigma[i] * sigma[i]);
+    sw += w[i], mx += w[i] * x[i], my += w[i] * y[i];
+  }
+  mx /= sw, my /= sw;  // weighted means x̄_w, ȳ_w
+  double sxx = 0, sxy = 0, syy = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double dx = x[i] - mx, dy = y[i] - my;
+    sxx += w[i] * dx * dx, sxy += w[i] * dx * dy, syy += w[i] * dy * dy;
+  }
+  if (!(sxx > 0))
+    throw std::invalid_argument(fmt::format("weighted_linear_fit: every x is equal ({}), so the slope is undefined", x[0]));
+  LinearFit f;
+  f.n = n;
+  f.dof = std::numeric_limits<double>::infinity();
+  f.slope = sxy / sxx;
+  f.intercept = my - f.slope * mx;
+  f.r_squared = syy > 0 ? std::min(1.0, sxy / sxx * (sxy / syy)) : 0.0;
+  // Known variances: Cov(a, b) = (Xᵀ W X)⁻¹, whose diagonal is 1/s_xx and 1/Σw + x̄_w²/s_xx.
+  f.slope_se = std::sqrt(1 / sxx);
+  f.intercept_se = std::sqrt(1 / sw + mx * mx / sxx);
+  return f;
+}
+
+LinearFit loglog_fit(const std::vector<double>& x, const std::vector<double>& y) {
+  if (x.size() != y.size())
+    throw std::invalid_argument(fmt::format("loglog_fit: x and y differ in length ({} vs {})", x.size(), y.size()));
+  std::vector<double> lx(x.size()), ly(y.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (!(x[i] > 0 && y[i] > 0 && std::isfinite(x[i]) && std::isfinite(y[i])))
+      throw std::invalid_argument(
+          fmt::format("loglog_fit: point {} is (x = {}, y = {}); a power-law fit needs finite x > 0 and y > 0", i, x[i], y[i]));
+    lx[i] = std::log(x[i]), ly[i] = std::log(y[i]);
+  }
+  return least_squares(lx, ly, "loglog_fit");
 }
 
 }  // namespace sparseact::stats

@@ -112,24 +112,36 @@ struct Spearman {
   std::size_t n = 0;
 };
 
-/// Spearman's rank correlation of x and y (same length ≥ 3) with its test against ρ = 0.
+/// Spearman's rank correlation of x and y (same length ≥ 3) with its test against ρ = 0. Throws
+/// std::invalid_argument when x or y is constant (ρ undefined) or holds a NaN.
 Spearman spearman(const std::vector<double>& x, const std::vector<double>& y,
                   Alternative alternative = Alternative::two_sided);
 
 // --- Least squares ----------------------------------------------------------------------------------
 
-/// y ≈ intercept + slope·x by ordinary least squares.
+/// y ≈ intercept + slope·x by least squares.
 struct LinearFit {
   double slope = 0.0, intercept = 0.0;
-  double slope_se = 0.0, intercept_se = 0.0;  ///< from the residual variance (n − 2 dof); 0 for n = 2
-  double r_squared = 0.0;
+  double slope_se = 0.0, intercept_se = 0.0;  ///< from the residual variance (dof below); 0 when dof = 0
+  double r_squared = 0.0;                     ///< s_xy²/(s_xx s_yy); 0 when y is constant (scipy's linregress)
   std::size_t n = 0;
-  /// Two-sided (1 − α) Student-t interval of the slope (n − 2 dof); the point itself for n = 2.
+  /// Degrees of freedom of the residual variance: n − 2 (n − 1 through the origin); +∞ when the
+  /// variances are known (weighted_linear_fit).
+  double dof = 0.0;
+  /// Two-sided (1 − α) interval of the slope, Student-t with `dof` degrees of freedom (normal for
+  /// dof = ∞); the point itself for dof = 0.
   Interval slope_interval(double alpha = 0.05) const;
 };
 
 /// Needs n ≥ 2 points and x not all equal; throws std::invalid_argument otherwise.
 LinearFit linear_fit(const std::vector<double>& x, const std::vector<double>& y);
+/// y ≈ slope·x through the origin (intercept 0): slope = Σxy/Σx², SE² = RSS/((n − 1) Σx²), and
+/// r_squared the uncentred 1 − RSS/Σy² (R's lm(y ~ 0 + x)). Needs n ≥ 1 and some x ≠ 0.
+LinearFit linear_fit_through_origin(const std::vector<double>& x, const std::vector<double>& y);
+/// Weighted least squares for y_i with known standard deviations σ_i > 0 (weights 1/σ_i²): the
+/// standard errors come from the σ_i, not from the residuals, SE(slope)² = 1/Σ w_i (x_i − x̄_w)²
+/// (numpy.polyfit(x, y, 1, w=1/σ, cov='unscaled')), so dof = ∞; r_squared is the weighted R².
+LinearFit weighted_linear_fit(const std::vector<double>& x, const std::vector<double>& y, const std::vector<double>& sigma);
 /// log y ≈ intercept + slope·log x (natural logs): the exponent of a power law y ∝ x^slope.
 /// Needs every x and y > 0; throws std::invalid_argument otherwise.
 LinearFit loglog_fit(const std::vector<double>& x, const std::vector<double>& y);
