@@ -1,6 +1,6 @@
 // peer.hpp — support shared by the benchmarks in analyses/bench/ (not the library): running the
 // Python peer script as a subprocess, governing OpenBLAS's thread pool, a temporary folder, and the
-// statistics of timing repeats.
+// summaries of timing repeats (speed verdicts themselves: app::speedup_at_least).
 #pragma once
 
 #include <dlfcn.h>
@@ -20,25 +20,14 @@
 #include <utility>
 #include <vector>
 
+#include <sparseact/core/stats.hpp>
+
 extern char** environ;
 
 namespace sparseact::bench {
 
-/// Relative timing noise of two sets of repeats: the larger (max − min)/(2·median) of the two.
-inline double timing_noise(const std::vector<double>& a, const std::vector<double>& b) {
-  auto half_range = [](std::vector<double> t) {
-    if (t.size() < 2) return 0.0;
-    std::sort(t.begin(), t.end());
-    return (t.back() - t.front()) / (2 * t[t.size() / 2]);
-  };
-  return std::max(half_range(a), half_range(b));
-}
-
-inline double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
+/// The median of a set of repeats (Boost.Math through core/stats).
+inline double median(const std::vector<double>& v) { return stats::median(v); }
 
 inline double best(const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); }
 inline double worst(const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); }
