@@ -134,23 +134,21 @@ int main(int argc, char** argv) {
         const double rstep = 1.0 - lr * w;
         std::vector<Eigen::MatrixXd> Sx(hidden, Eigen::MatrixXd::Zero(p, p)), Se(hidden, Eigen::MatrixXd::Zero(p, p));
         long last_t = 0;
-        nn::ForwardCache f;
-        nn::BackwardCache bc;
-        Eigen::VectorXd g;
         nn::MlpModel mlp(net);
-        nn::train(mlp, theta, opt, nn::constant_schedule(lr), stream, {.steps = steps, .log_every = log_every}, {},
-                  [&](long t, const nn::Batch& b) {
-          if (t == 0) return;
-          nn::forward(net, theta, b.x, f);
-          nn::backward(net, theta, f, b, nn::LossKind::cross_entropy, g, &bc);
+        // x_k and η_k of the steps taken (App. D), from a logged step's own forward and backward pass at θ
+        // before its update, every log_every steps and at the last; t counts steps 1, 2, …
+        nn::train(mlp, theta, opt, nn::constant_schedule(lr), stream, {.steps = steps, .log_every = log_every},
+                  [&](const nn::TrainStep& s) {
+          const long t = s.t + 1;
+          if (t % log_every != 0 && t != steps) return;
           const double decay = std::pow(rstep, double(t - last_t));  // App. D: weights r^{T−t}
           last_t = t;
-          const double B = static_cast<double>(b.size());
+          const double B = static_cast<double>(s.batch.size());
           for (int l = 0; l < hidden; ++l) {
             Sx[l] *= decay;
             Se[l] *= decay;
-            Sx[l].selfadjointView<Eigen::Lower>().rankUpdate(f.blocks[l].k_in);
-            Se[l].selfadjointView<Eigen::Lower>().rankUpdate(B * bc.blocks[l].dP);  // η_s = B·∂L/∂P
+            Sx[l].selfadjointView<Eigen::Lower>().rankUpdate(mlp.cache().blocks[l].k_in);
+            Se[l].selfadjointView<Eigen::Lower>().rankUpdate(B * mlp.signals().blocks[l].dP);  // η_s = B·∂L/∂P
           }
         });
         Point& pt = pts[wi][pi];
