@@ -196,9 +196,9 @@ int main(int argc, char** argv) {
     std::iota(order.begin(), order.end(), std::size_t{0});
     std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return jobs[x].cost() > jobs[y].cost(); });
 
-    RmsProp opt;
-    opt.lr = lr;
-    opt.rho = rho;
+    TopLayerTraining opt;
+    opt.optimizer.lr = lr;
+    opt.optimizer.alpha = rho;
     opt.batch = batch;
     opt.epochs = epochs;
     BottomLayer bottom;
@@ -457,7 +457,7 @@ int main(int argc, char** argv) {
       r.data["targets"].push_back({{"name", tnames[ti]}, {"description", targets[ti]->name()}, {"d", data[ti].d},
                                    {"test_variance", data[ti].var}, {"lipschitz_bound", targets[ti]->lipschitz_bound()}});
     r.data["codes"] = {{"target", tnames}, {"model", {"dense", "dsm_top_k", "random_hash", "lsh"}}};
-    r.data["optimizer"] = {{"name", "RMSProp"}, {"lr", lr}, {"rho", rho}, {"eps", opt.eps}, {"batch", batch}, {"epochs", epochs},
+    r.data["optimizer"] = {{"name", "RMSProp"}, {"lr", lr}, {"rho", rho}, {"eps", opt.optimizer.eps}, {"batch", batch}, {"epochs", epochs},
                            {"init", "A = 0"}, {"paper_lr", 1e-5}};
     r.data["bottom_layer"] = "B_ij ~ N(0, 1/d), c_j ~ U[−r, r] (r = --bias-range), σ = ReLU; fixed";
     r.data["lsh_model"] = "s hyperplane tables of m bits, w ~ N(0, I_d), offsets U[−r, r] (r = --lsh-offset), one trainable constant per bucket, α_i = 1";

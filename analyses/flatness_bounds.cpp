@@ -22,13 +22,16 @@
 
 #include <sparseact/app/analysis.hpp>
 #include <sparseact/app/checks.hpp>
+#include <sparseact/core/rng.hpp>
 #include <sparseact/core/errors.hpp>
-#include <sparseact/flatness/experiment.hpp>
 #include <sparseact/flatness/hessian_trace.hpp>
 #include <sparseact/flatness/layer_stats.hpp>
+#include <sparseact/flatness/refine.hpp>
+#include <sparseact/nn/data.hpp>
 #include <sparseact/nn/hvp.hpp>
 #include <sparseact/nn/optim.hpp>
-#include <sparseact/nn/refine.hpp>
+#include <sparseact/nn/recipes.hpp>
+#include <sparseact/nn/train.hpp>
 
 using namespace sparseact;
 using namespace sparseact::app;
@@ -82,12 +85,11 @@ int main(int argc, char** argv) {
     auto& r = a.result;
     const std::uint64_t seed = a.common.seed;
     if (eval_n > train_n) throw InputError(fmt::format("--eval {} exceeds --train {}", eval_n, train_n));
-    const Dataset data = fashion_mnist("train", train_n, pool);
-    const nn::Batch eval = make_batch(data, 0, eval_n);
+    const nn::Dataset data = nn::fashion_mnist("train", train_n, pool);
+    const nn::Batch eval = nn::make_batch(data, 0, eval_n);
 
     auto block = [&](nn::ActivationKind act, bool zeroth_bias) {
       nn::BlockConfig b;
-      b.n = n;
       b.activation.kind = act;
       b.layernorm = true;
       b.ln_affine = false;  // Theorem 3: "LayerNorm layers, with affine transformation turned off"
@@ -99,14 +101,9 @@ int main(int argc, char** argv) {
     std::vector<Model> models(2);
     models[0] = {"vanilla", "vanilla MLP (ReLU)", {}, false};
     models[1] = {"db_mlp", fmt::format("DB-MLP (J-SquaredReLU, Algorithm 1, c = {})", c), {}, true};
-    for (int m = 0; m < 2; ++m) {
-      auto& cfg = models[m].config;
-      cfg.d_in = data.x.rows();
-      cfg.d = d;
-      cfg.d_out = 10;
-      for (int l = 0; l < blocks; ++l)
-        cfg.blocks.push_back(m == 0 ? block(nn::ActivationKind::relu, false) : block(nn::ActivationKind::j_squared_relu, true));
-    }
+    for (int m = 0; m < 2; ++m)
+      models[m].config = nn::uniform_mlp_config(data.x.rows(), d, n, blocks,
+                                                m == 0 ? block(nn::ActivationKind::relu, false) : block(nn::ActivationKind::j_squared_relu, true), 10);
 
     Table table{"checkpoints", {"model", "step", "loss", "accuracy", "trace", "trace_half_width", "probes", "lemma4_grad_sq",
                                 "lemma5", "theorem2", "corollary1", "theorem3", "theorem3_relu", "lemma4_rel_gap"}, {}};
@@ -120,15 +117,13 @@ int main(int argc, char** argv) {
       const Model& model = models[m];
       const nn::Mlp net = nn::make_mlp(model.config);
       Eigen::VectorXd theta = nn::init_params(net, seed, stream_id(1, m));
-      nn::AdamW opt;
-      opt.lr = lr;
-      opt.weight_decay = wd;
-      opt.decay_mask = weights_only_decay_mask(net);
-      if (model.algorithm1) opt.hooks.push_back(nn::algorithm1_hook(net, c));
-      BatchStream stream(data, batch, seed, stream_id(2, m));
+      nn::AdamW opt = nn::adamw_weights_only(net, lr, wd);
+      if (model.algorithm1) opt.hooks.push_back(algorithm1_hook(net, c));
+      nn::BatchStream stream(data, batch, seed, stream_id(2, m));
       const auto segs = layer_segments(net);
       std::vector<Checkpoint> cps;
-      flatness::train(net, theta, opt, nn::constant_schedule(lr), stream, steps, every, [&](long t) {
+      nn::MlpModel mlp(net);
+      nn::train(mlp, theta, opt, nn::constant_schedule(lr), stream, {.steps = steps, .log_every = every}, {}, [&](long t, const nn::Batch&) {
         Checkpoint cp;
         cp.step = t;
         cp.stats = flatness_stats(net, theta, eval, nn::LossKind::cross_entropy);
@@ -266,7 +261,7 @@ int main(int argc, char** argv) {
     }
     progress->finish();
     r.data = per_model;
-    r.data["data_note"] = std::string(kFashionMnistNote) + " " + data.description;
+    r.data["data_note"] = std::string(nn::kFashionMnistNote) + " " + data.description;
     a.add_table(std::move(table));
     a.add_table(std::move(layers));
   });

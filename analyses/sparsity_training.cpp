@@ -20,11 +20,14 @@
 
 #include <sparseact/app/analysis.hpp>
 #include <sparseact/app/checks.hpp>
+#include <sparseact/core/rng.hpp>
 #include <sparseact/core/errors.hpp>
-#include <sparseact/flatness/experiment.hpp>
 #include <sparseact/flatness/layer_stats.hpp>
+#include <sparseact/flatness/refine.hpp>
+#include <sparseact/nn/data.hpp>
 #include <sparseact/nn/optim.hpp>
-#include <sparseact/nn/refine.hpp>
+#include <sparseact/nn/recipes.hpp>
+#include <sparseact/nn/train.hpp>
 
 using namespace sparseact;
 using namespace sparseact::app;
@@ -73,24 +76,16 @@ int main(int argc, char** argv) {
   return analysis.run(argc, argv, [&](Analysis& a) {
     auto& r = a.result;
     const std::uint64_t seed = a.common.seed;
-    const Dataset train_set = fashion_mnist("train", train_n, pool);
-    const Dataset test_set = fashion_mnist("test", test_n, pool);
+    const nn::Dataset train_set = nn::fashion_mnist("train", train_n, pool);
+    const nn::Dataset test_set = nn::fashion_mnist("test", test_n, pool);
     const char* names[2] = {"vanilla", "modified"};
     auto config = [&](bool modified) {
-      nn::MlpConfig cfg;
-      cfg.d_in = train_set.x.rows();
-      cfg.d = d;
-      cfg.d_out = 10;
-      for (int l = 0; l < blocks; ++l) {
-        nn::BlockConfig b;
-        b.n = n;
-        b.activation.kind = modified ? nn::ActivationKind::j_squared_relu : nn::ActivationKind::relu;
-        b.ln_affine = true;
-        b.ln_bias = !modified;  // Algorithm 1 runs on unbiased LayerNorms
-        b.zeroth_bias = modified;
-        cfg.blocks.push_back(b);
-      }
-      return cfg;
+      nn::BlockConfig b;
+      b.activation.kind = modified ? nn::ActivationKind::j_squared_relu : nn::ActivationKind::relu;
+      b.ln_affine = true;
+      b.ln_bias = !modified;  // Algorithm 1 runs on unbiased LayerNorms
+      b.zeroth_bias = modified;
+      return nn::uniform_mlp_config(train_set.x.rows(), d, n, blocks, b, 10);
     };
 
     std::vector<std::vector<Run>> runs(2, std::vector<Run>(static_cast<std::size_t>(seeds)));
@@ -100,16 +95,15 @@ int main(int argc, char** argv) {
         const nn::Mlp net = nn::make_mlp(config(v == 1));
         // paired: the same weight stream for K, V, W (the layouts differ only by d^l and β)
         Eigen::VectorXd theta = nn::init_params(net, seed, stream_id(1, s));
-        nn::AdamW opt;
-        opt.lr = lr;
-        opt.weight_decay = wd;
-        opt.decay_mask = weights_only_decay_mask(net);
-        if (v == 1) opt.hooks.push_back(nn::algorithm1_hook(net, c));
-        BatchStream stream(train_set, batch, seed, stream_id(2, s));
+        nn::AdamW opt = nn::adamw_weights_only(net, lr, wd);
+        if (v == 1) opt.hooks.push_back(algorithm1_hook(net, c));
+        nn::BatchStream stream(train_set, batch, seed, stream_id(2, s));
         Run& run = runs[v][s];
-        flatness::train(net, theta, opt, nn::cosine_schedule(lr, 0, steps), stream, steps, log_every, [&](long t) {
+        nn::MlpModel mlp(net);
+        nn::train(mlp, theta, opt, nn::cosine_schedule(lr, 0, steps), stream, {.steps = steps, .log_every = log_every}, {},
+                  [&](long t, const nn::Batch& trained_on) {
           if (t == 0) return;  // training sparsity is over the batches trained on
-          const auto sp = forward_sparsity(net, theta, stream.current().x);
+          const auto sp = forward_sparsity(net, theta, trained_on.x);
           std::vector<double> dens;
           for (const auto& b : sp) dens.push_back(b.activation_density);
           run.steps.push_back(double(t));
@@ -120,7 +114,7 @@ int main(int argc, char** argv) {
         run.integrated_train = mean(per_log);
         for (const auto& b : forward_sparsity(net, theta, test_set.x)) run.test_density.push_back(b.activation_density);
         run.test = mean(run.test_density);
-        run.accuracy = accuracy(net, theta, test_set);
+        run.accuracy = nn::accuracy(net, theta, test_set);
         progress->advance();
       }
     progress->finish();
@@ -150,7 +144,7 @@ int main(int argc, char** argv) {
     const std::string setting = fmt::format(
         "{} blocks, d = {}, n = {}, AdamW lr {} cosine, wd {}, batch {}, {} steps, {} paired seeds; {} Test: {} images. "
         "Vanilla {:.4f} / {:.4f} (train / test fraction activated), accuracy {:.4f}; modified {:.4f} / {:.4f}, accuracy {:.4f}",
-        blocks, d, n, lr, wd, batch, steps, seeds, std::string(kFashionMnistNote) + " " + train_set.description, test_n, tr[0], te[0],
+        blocks, d, n, lr, wd, batch, steps, seeds, std::string(nn::kFashionMnistNote) + " " + train_set.description, test_n, tr[0], te[0],
         acc[0], tr[1], te[1], acc[1]);
     r.add_check({.id = "training_sparsity_lower",
                  .claim = "paper 001 Section 7.1 (Tables 1-2)",
@@ -180,7 +174,7 @@ int main(int argc, char** argv) {
     r.data["testing_sparsity"] = {{"vanilla", te[0]}, {"modified", te[1]}, {"relative_change", dte}};
     r.data["test_accuracy"] = {{"vanilla", acc[0]}, {"modified", acc[1]}};
     r.data["paper"] = {{"vit", {{"training", -0.5592}, {"testing", -0.3603}}}, {"t5", {{"training", -0.4925}, {"testing", -0.3964}}}};
-    r.data["data_note"] = kFashionMnistNote;
+    r.data["data_note"] = nn::kFashionMnistNote;
 
     // --- Figure: layer-averaged training sparsity over steps (Fig. 5c / 6e) -------------------------
     plot::Figure fig{.name = "sparsity_training",

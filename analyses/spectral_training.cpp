@@ -19,11 +19,14 @@
 
 #include <sparseact/app/analysis.hpp>
 #include <sparseact/app/checks.hpp>
+#include <sparseact/core/rng.hpp>
 #include <sparseact/core/errors.hpp>
-#include <sparseact/flatness/experiment.hpp>
 #include <sparseact/flatness/layer_stats.hpp>
+#include <sparseact/flatness/refine.hpp>
+#include <sparseact/nn/data.hpp>
 #include <sparseact/nn/optim.hpp>
-#include <sparseact/nn/refine.hpp>
+#include <sparseact/nn/recipes.hpp>
+#include <sparseact/nn/train.hpp>
 #include <sparseact/spectral/marchenko_pastur.hpp>
 #include <sparseact/spectral/spectrum.hpp>
 
@@ -82,8 +85,8 @@ int main(int argc, char** argv) {
     if (n <= d) throw InputError(fmt::format("--n {} must exceed --d {} (the usual MLP has n > d)", n, d));
     if (eval_n > train_n) throw InputError("--eval exceeds --train");
     const std::uint64_t seed = a.common.seed;
-    const Dataset data = fashion_mnist("train", train_n, pool);
-    const nn::Batch eval = make_batch(data, 0, eval_n);
+    const nn::Dataset data = nn::fashion_mnist("train", train_n, pool);
+    const nn::Batch eval = nn::make_batch(data, 0, eval_n);
     struct Case {
       std::string name;
       int d, n;
@@ -95,31 +98,21 @@ int main(int argc, char** argv) {
     json per_case = json::object();
     for (int ci = 0; ci < 2; ++ci) {
       const Case& cs = cases[ci];
-      nn::MlpConfig cfg;
-      cfg.d_in = data.x.rows();
-      cfg.d = cs.d;
-      cfg.d_out = 10;
-      for (int l = 0; l < blocks; ++l) {
-        nn::BlockConfig b;
-        b.n = cs.n;
-        b.activation.kind = nn::ActivationKind::j_squared_relu;
-        b.ln_bias = false;
-        b.zeroth_bias = true;
-        cfg.blocks.push_back(b);
-      }
-      const nn::Mlp net = nn::make_mlp(cfg);
+      nn::BlockConfig b;
+      b.activation.kind = nn::ActivationKind::j_squared_relu;
+      b.ln_bias = false;
+      b.zeroth_bias = true;
+      const nn::Mlp net = nn::make_mlp(nn::uniform_mlp_config(data.x.rows(), cs.d, cs.n, blocks, b, 10));
       Eigen::VectorXd theta = nn::init_params(net, seed, stream_id(1, ci));
-      nn::AdamW opt;
-      opt.lr = lr;
-      opt.weight_decay = wd;
-      opt.decay_mask = weights_only_decay_mask(net);
-      opt.hooks.push_back(nn::algorithm1_hook(net, c));
-      BatchStream stream(data, batch, seed, stream_id(2, ci));
+      nn::AdamW opt = nn::adamw_weights_only(net, lr, wd);
+      opt.hooks.push_back(algorithm1_hook(net, c));
+      nn::BatchStream stream(data, batch, seed, stream_id(2, ci));
       const double expected = cs.n > cs.d ? 1.0 - double(cs.d) / cs.n : 0.0;
       std::vector<double> xs;
       std::vector<std::vector<LayerPoint>> pts;  // [checkpoint][layer]
       std::vector<double> final_spectrum;
-      flatness::train(net, theta, opt, nn::cosine_schedule(lr, 0, steps), stream, steps, every, [&](long t) {
+      nn::MlpModel mlp(net);
+      nn::train(mlp, theta, opt, nn::cosine_schedule(lr, 0, steps), stream, {.steps = steps, .log_every = every}, {}, [&](long t, const nn::Batch&) {
         const FlatnessStats st = flatness_stats(net, theta, eval, nn::LossKind::cross_entropy);
         std::vector<LayerPoint> row;
         for (int l = 0; l < blocks; ++l) {
@@ -146,7 +139,7 @@ int main(int argc, char** argv) {
       // --- Checks -------------------------------------------------------------------------------
       const std::string setting = fmt::format("{} MLP: d = {}, n = {}, {} blocks (J-SquaredReLU, zeroth biases, Algorithm 1 c = {}), AdamW lr {} "
                                               "cosine, wd {}, batch {}, {} steps. {}",
-                                              cs.name, cs.d, cs.n, blocks, c, lr, wd, batch, steps, kFashionMnistNote);
+                                              cs.name, cs.d, cs.n, blocks, c, lr, wd, batch, steps, nn::kFashionMnistNote);
       double worst_dev = 0;
       for (const auto& row : pts)
         for (const auto& p : row) worst_dev = std::max(worst_dev, std::abs(p.near_zero - expected));
@@ -237,7 +230,7 @@ int main(int argc, char** argv) {
     progress->finish();
     r.data = per_case;
     r.data["near_zero_threshold"] = kNearZero;
-    r.data["data_note"] = std::string(kFashionMnistNote) + " " + data.description;
+    r.data["data_note"] = std::string(nn::kFashionMnistNote) + " " + data.description;
     a.add_table(std::move(table));
   });
 }

@@ -22,11 +22,14 @@
 
 #include <sparseact/app/analysis.hpp>
 #include <sparseact/app/checks.hpp>
+#include <sparseact/core/rng.hpp>
 #include <sparseact/core/errors.hpp>
-#include <sparseact/flatness/experiment.hpp>
 #include <sparseact/flatness/theorem7.hpp>
 #include <sparseact/nn/backprop.hpp>
+#include <sparseact/nn/data.hpp>
 #include <sparseact/nn/optim.hpp>
+#include <sparseact/nn/recipes.hpp>
+#include <sparseact/nn/train.hpp>
 
 using namespace sparseact;
 using app::Analysis;
@@ -110,8 +113,8 @@ int main(int argc, char** argv) {
                                      paper11.lhs11, paper11.rhs11, paper11.tau, paper11.v0 >= 2 * paper11.c)});
 
     // --- (b) §8.5's experiment ----------------------------------------------------------------------
-    const Dataset data = fashion_mnist("train", train_n, pool);
-    const Dataset test = fashion_mnist("test", 2000, pool);
+    const nn::Dataset data = nn::fashion_mnist("train", train_n, pool);
+    const nn::Dataset test = nn::fashion_mnist("test", 2000, pool);
     const int hidden = 4;
     std::vector<std::vector<Point>> pts(wds.size(), std::vector<Point>(ps.size()));
     Table table{"runs", {"wd", "p", "layer", "a_over_p_x", "beta_over_p_x", "a_over_p_eta", "beta_over_p_eta"}, {}};
@@ -122,43 +125,34 @@ int main(int argc, char** argv) {
       for (std::size_t pi = 0; pi < ps.size(); ++pi) {
         const int p = ps[pi];
         const double w = wds[wi];
-        nn::MlpConfig cfg;
-        cfg.d_in = data.x.rows();
-        cfg.d = p;
-        cfg.d_out = 10;
-        for (int l = 0; l < hidden; ++l) {
-          nn::BlockConfig b;
-          b.n = p;
-          b.value_layer = false;  // a single hidden p×p Linear + ReLU per block
-          b.ln_affine = b.ln_bias = false;
-          b.residual = true;
-          cfg.blocks.push_back(b);
-        }
-        const nn::Mlp net = nn::make_mlp(cfg);
+        nn::BlockConfig b;
+        b.value_layer = false;  // a single hidden p×p Linear + ReLU per block
+        b.ln_affine = b.ln_bias = false;
+        b.residual = true;
+        const nn::Mlp net = nn::make_mlp(nn::uniform_mlp_config(data.x.rows(), p, p, hidden, b, 10));
         Eigen::VectorXd theta = nn::init_params(net, seed, stream_id(1, pi));
         nn::Sgd opt;
         opt.lr = lr;
         opt.weight_decay = w;  // torch.optim.SGD's: on every parameter
-        BatchStream stream(data, batch, seed, stream_id(2, pi));
+        nn::BatchStream stream(data, batch, seed, stream_id(2, pi));
         const double rstep = 1.0 - lr * w;
         std::vector<Eigen::MatrixXd> Sx(hidden, Eigen::MatrixXd::Zero(p, p)), Se(hidden, Eigen::MatrixXd::Zero(p, p));
         long last_t = 0;
-        nn::ForwardCache f;
-        nn::BackwardCache bc;
-        Eigen::VectorXd g;
-        flatness::train(net, theta, opt, nn::constant_schedule(lr), stream, steps, log_every, [&](long t) {
-          if (t == 0) return;
-          const nn::Batch& b = stream.current();
-          nn::forward(net, theta, b.x, f);
-          nn::backward(net, theta, f, b, nn::LossKind::cross_entropy, g, &bc);
+        nn::MlpModel mlp(net);
+        // x_k and η_k of the steps taken (App. D), from a logged step's own forward and backward pass at θ
+        // before its update, every log_every steps and at the last; t counts steps 1, 2, …
+        nn::train(mlp, theta, opt, nn::constant_schedule(lr), stream, {.steps = steps, .log_every = log_every},
+                  [&](const nn::TrainStep& s) {
+          const long t = s.t + 1;
+          if (t % log_every != 0 && t != steps) return;
           const double decay = std::pow(rstep, double(t - last_t));  // App. D: weights r^{T−t}
           last_t = t;
-          const double B = static_cast<double>(b.size());
+          const double B = static_cast<double>(s.batch.size());
           for (int l = 0; l < hidden; ++l) {
             Sx[l] *= decay;
             Se[l] *= decay;
-            Sx[l].selfadjointView<Eigen::Lower>().rankUpdate(f.blocks[l].k_in);
-            Se[l].selfadjointView<Eigen::Lower>().rankUpdate(B * bc.blocks[l].dP);  // η_s = B·∂L/∂P
+            Sx[l].selfadjointView<Eigen::Lower>().rankUpdate(mlp.cache().blocks[l].k_in);
+            Se[l].selfadjointView<Eigen::Lower>().rankUpdate(B * mlp.signals().blocks[l].dP);  // η_s = B·∂L/∂P
           }
         });
         Point& pt = pts[wi][pi];
@@ -175,7 +169,7 @@ int main(int argc, char** argv) {
         const double bT = batch * std::min(T_ref, window);
         pt.t_x = theorem7_terms(p, bT, pt.a_x * p, pt.beta_x * p, v0, v0);
         pt.t_eta = theorem7_terms(p, bT, pt.a_eta * p, pt.beta_eta * p, v0, v0);
-        pt.accuracy = accuracy(net, theta, test);
+        pt.accuracy = nn::accuracy(net, theta, test);
         bounds.add_row({w, double(p), std::isinf(window) ? -1.0 : window, bT, pt.t_x.c, pt.a_x, pt.beta_x, pt.t_x.bound9, pt.t_x.bound10,
                         double(pt.t_x.condition11), pt.a_eta, pt.beta_eta, pt.t_eta.bound9, pt.t_eta.bound10, double(pt.t_eta.condition11), pt.accuracy});
         progress->advance();
@@ -185,7 +179,7 @@ int main(int argc, char** argv) {
     // --- Checks (Figures 16–19) -------------------------------------------------------------------
     const std::string setting = fmt::format("p ∈ {{{}}}, w ∈ {{{}}}, SGD lr {}, batch {}, {} steps, x and η collected every {} steps; bound: "
                                             "bT = {}·min({}, window(τ = {})), v = v_0 = {}. {} {}",
-                                            p_text, wd_text, lr, batch, steps, log_every, batch, T_ref, tau, v0, kFashionMnistNote, data.description);
+                                            p_text, wd_text, lr, batch, steps, log_every, batch, T_ref, tau, v0, nn::kFashionMnistNote, data.description);
     auto series_check = [&](const std::string& id, const std::string& claim, const std::string& what, auto get) {
       int falls = 0;
       std::string vals;
@@ -253,7 +247,7 @@ int main(int argc, char** argv) {
     r.data["experiment"] = per_wd;
     r.data["paper_windows"] = {{"w0.1", k01}, {"w0.3", k03}};
     r.data["eq11_at_paper_values"] = {{"lhs", paper11.lhs11}, {"rhs", paper11.rhs11}, {"margin", paper11.margin11}, {"c", paper11.c}};
-    r.data["data_note"] = kFashionMnistNote;
+    r.data["data_note"] = nn::kFashionMnistNote;
     a.add_table(std::move(table));
     a.add_table(std::move(bounds));
   });

@@ -21,10 +21,13 @@
 
 #include <sparseact/app/analysis.hpp>
 #include <sparseact/app/checks.hpp>
-#include <sparseact/flatness/experiment.hpp>
+#include <sparseact/core/rng.hpp>
 #include <sparseact/flatness/layer_stats.hpp>
 #include <sparseact/nn/backprop.hpp>
+#include <sparseact/nn/data.hpp>
 #include <sparseact/nn/optim.hpp>
+#include <sparseact/nn/recipes.hpp>
+#include <sparseact/nn/train.hpp>
 
 using namespace sparseact;
 using namespace sparseact::app;
@@ -55,7 +58,7 @@ int main(int argc, char** argv) {
   return analysis.run(argc, argv, [&](Analysis& a) {
     auto& r = a.result;
     const std::uint64_t seed = a.common.seed;
-    const Dataset data = fashion_mnist("train", train_n, pool);
+    const nn::Dataset data = nn::fashion_mnist("train", train_n, pool);
     const double signs[4][2] = {{+1, +1}, {+1, -1}, {-1, +1}, {-1, -1}};
     Table table{"flat_fraction", {"net", "dx", "dy", "step", "layer", "flat_fraction", "zero_activation_fraction", "activation_density"}, {}};
     json per_net = json::array();
@@ -65,28 +68,21 @@ int main(int argc, char** argv) {
     auto progress = a.progress("networks", 4);
     for (int k = 0; k < 4; ++k) {
       const double dx = signs[k][0] * shift, dy = signs[k][1] * shift;
-      nn::MlpConfig cfg;
-      cfg.d_in = data.x.rows();
-      cfg.d = d;
-      cfg.d_out = 10;
-      for (int l = 0; l < blocks; ++l) {
-        nn::BlockConfig b;
-        b.n = n;
-        b.activation = {nn::ActivationKind::weird_j_squared_relu, w_half, dx, dy};
-        b.zeroth_bias = true;  // App. E: unrefined DB-MLP, no Algorithm 1, LayerNorm as in ViT
-        cfg.blocks.push_back(b);
-      }
-      const nn::Mlp net = nn::make_mlp(cfg);
+      nn::BlockConfig block;
+      block.activation = {nn::ActivationKind::weird_j_squared_relu, w_half, dx, dy};
+      block.zeroth_bias = true;  // App. E: unrefined DB-MLP, no Algorithm 1, LayerNorm as in ViT
+      const nn::Mlp net = nn::make_mlp(nn::uniform_mlp_config(data.x.rows(), d, n, blocks, block, 10));
       Eigen::VectorXd theta = nn::init_params(net, seed, stream_id(1, 0));  // the same init for all four
       nn::AdamW opt;  // Adam: no weight decay (App. E)
-      opt.lr = lr;
       opt.weight_decay = 0.0;
-      BatchStream stream(data, batch, seed, stream_id(2, 0));
+      nn::BatchStream stream(data, batch, seed, stream_id(2, 0));
       std::vector<double> steps_logged;
       std::vector<std::vector<double>> flat(static_cast<std::size_t>(blocks));
       std::vector<double> first_flat, last_flat, last_zero;
-      flatness::train(net, theta, opt, nn::constant_schedule(lr), stream, steps, log_every, [&](long t) {
-        const nn::Batch& b = t == 0 ? stream.next() : stream.current();
+      nn::MlpModel model(net);
+      // At t = 0 the batch step 0 trains on, later the one step t − 1 trained on: training batches.
+      nn::train(model, theta, opt, nn::constant_schedule(lr), stream, {.steps = steps, .log_every = log_every}, {},
+                [&](long t, const nn::Batch& b) {
         nn::ForwardCache f;
         nn::forward(net, theta, b.x, f);
         const auto sp = forward_sparsity(net, theta, b.x);
@@ -127,7 +123,7 @@ int main(int argc, char** argv) {
     progress->finish();
     const std::string setting = fmt::format("{} DB-MLP blocks (LN scale+shift, zeroth biases unrestricted), d = {}, n = {}, Adam lr {}, "
                                             "batch {}, {} steps. {} {}",
-                                            blocks, d, n, lr, batch, steps, kFashionMnistNote, data.description);
+                                            blocks, d, n, lr, batch, steps, nn::kFashionMnistNote, data.description);
     r.add_check({.id = "flat_area_majority",
                  .claim = "paper 001 Section 6 (Figure 4)",
                  .statement = fmt::format("in each of the four shifted networks, most layers end training with ≥ {:.0f}% of pre-activations in the flat area [Δx − w_half, Δx + w_half]", 100 * threshold),

@@ -10,10 +10,10 @@
 #include <sparseact/core/trace_estimators.hpp>
 #include <sparseact/flatness/hessian_trace.hpp>
 #include <sparseact/flatness/layer_stats.hpp>
+#include <sparseact/flatness/refine.hpp>
 #include <sparseact/flatness/theorem7.hpp>
 #include <sparseact/nn/backprop.hpp>
 #include <sparseact/nn/hvp.hpp>
-#include <sparseact/nn/refine.hpp>
 
 using namespace sparseact;
 using namespace sparseact::nn;

@@ -1,5 +1,5 @@
-// Training the top layer (paper 000 §5, App. D.1): RMSProp against a hand-computed step and a dense
-// reference, convergence to the least-squares optimum, thread independence, and the dsm_vs_dense smoke test.
+// Training the top layer (paper 000 §5, App. D.1): RMSProp against a hand-computed step and nn::RmsProp
+// stepped densely, convergence to the least-squares optimum, thread independence, and the dsm_vs_dense smoke test.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -11,6 +11,7 @@
 #include <sparseact/core/rng.hpp>
 #include <sparseact/lsh/dsm.hpp>
 #include <sparseact/lsh/train.hpp>
+#include <sparseact/nn/optim.hpp>
 
 #include "support.hpp"
 
@@ -32,24 +33,8 @@ Eigen::VectorXd target(const Eigen::MatrixXd& X) {
 
 }  // namespace
 
-TEST_CASE("RMSProp step matches a hand computation", "[lsh][dsm][train]") {
-  RmsProp opt;
-  opt.lr = 0.01;
-  opt.rho = 0.9;
-  opt.eps = 1e-7;
-  Eigen::VectorXd theta(2), ms(2), g(2);
-  theta << 1.0, -2.0;
-  ms << 0.5, 0.0;
-  g << 0.3, -0.1;
-  rmsprop_step(theta, ms, g, opt);
-  // E[g²] = 0.9·0.5 + 0.1·0.09 = 0.459, 0.9·0 + 0.1·0.01 = 0.001
-  CHECK(ms(0) == Approx(0.459).epsilon(1e-15));
-  CHECK(ms(1) == Approx(0.001).epsilon(1e-15));
-  // θ − lr g/(√E[g²] + ε)
-  CHECK(theta(0) == Approx(0.9955719262258942).epsilon(1e-14));
-  CHECK(theta(1) == Approx(-1.968377323398).epsilon(1e-12));
-
-  // The trainer's first full-batch step from θ = 0: g = (2/N) Σ (0 − y_n) φ_n, θ = −lr g/(√(0.1 g²) + ε).
+TEST_CASE("The trainer's first full-batch step matches a hand computation", "[lsh][dsm][train]") {
+  // From θ = 0: g = (2/N) Σ (0 − y_n) φ_n, E[g²] = 0.1 g², θ = −lr g/(√(0.1 g²) + ε).
   ActiveFeatures F;
   F.width = 2;
   F.all = true;
@@ -58,28 +43,34 @@ TEST_CASE("RMSProp step matches a hand computation", "[lsh][dsm][train]") {
   Eigen::VectorXd y(3);
   y << 1, -1, 2;
   Eigen::VectorXd th = Eigen::VectorXd::Zero(2);
+  TopLayerTraining opt;
+  opt.optimizer.lr = 0.01;
   opt.batch = 3;
   opt.epochs = 1;
   train_rmsprop(th, F, y, opt, 1, 0);
   const double g0 = (2.0 / 3) * (-(1 * 1) - (2 * -1) - 0), g1 = (2.0 / 3) * (-(0.5 * 1) - 0 - (1 * 2));
   CHECK(th(0) == Approx(-0.01 * g0 / (std::sqrt(0.1 * g0 * g0) + 1e-7)).epsilon(1e-14));
   CHECK(th(1) == Approx(-0.01 * g1 / (std::sqrt(0.1 * g1 * g1) + 1e-7)).epsilon(1e-14));
+  CHECK(paper_rmsprop().lr == 1e-5);  // App. D.1, with Keras's ρ and ε
+  CHECK(paper_rmsprop().alpha == 0.9);
+  CHECK(paper_rmsprop().eps == 1e-7);
 }
 
-TEST_CASE("Sparse RMSProp (lazy decay of E[g²]) equals the dense update step by step", "[lsh][dsm][train]") {
+TEST_CASE("Sparse RMSProp (lazy decay of E[g²]) equals nn::RmsProp stepped densely", "[lsh][dsm][train]") {
   const DsmModel m = make_dsm(3, 30, MaskKind::top_k, 3, BottomLayer{}, 4, 0);
   const Eigen::MatrixXd X = cube(3, 101, 1);
   const Eigen::VectorXd y = target(X);
   const ActiveFeatures F = features(m, X);
-  RmsProp opt;
-  opt.lr = 3e-3;
+  TopLayerTraining opt;
+  opt.optimizer.lr = 3e-3;
   opt.batch = 8;
   opt.epochs = 3;
   Eigen::VectorXd th = Eigen::VectorXd::Zero(30);
   const TrainLog log = train_rmsprop(th, F, y, opt, 21, 5);
   CHECK(log.steps == 3 * 13);
-  // dense reference with the same minibatch order
-  Eigen::VectorXd ref = Eigen::VectorXd::Zero(30), ms = Eigen::VectorXd::Zero(30);
+  // dense reference with the same minibatch order, written out (Fisher–Yates from Rng(21, stream_id(5, e)))
+  Eigen::VectorXd ref = Eigen::VectorXd::Zero(30);
+  nn::RmsProp dense = opt.optimizer;
   const Eigen::MatrixXd D = to_dense(F);
   std::vector<int> perm(101);
   for (int e = 0; e < 3; ++e) {
@@ -93,10 +84,20 @@ TEST_CASE("Sparse RMSProp (lazy decay of E[g²]) equals the dense update step by
         const int n = perm[b0 + i];
         g += (2.0 / nb) * (D.col(n).dot(ref) - y(n)) * D.col(n);
       }
-      rmsprop_step(ref, ms, g, opt);
+      dense.step(ref, g);
     }
   }
   for (int j = 0; j < 30; ++j) CHECK(th(j) == Approx(ref(j)).margin(1e-12));
+
+  // The lazy form holds for plain RMSProp only.
+  for (int variant = 0; variant < 3; ++variant) {
+    TopLayerTraining bad = opt;
+    if (variant == 0) bad.optimizer.momentum = 0.9;
+    if (variant == 1) bad.optimizer.centered = true;
+    if (variant == 2) bad.optimizer.weight_decay = 0.1;
+    Eigen::VectorXd t0 = Eigen::VectorXd::Zero(30);
+    CHECK_THROWS_AS(train_rmsprop(t0, F, y, bad, 21, 5), std::invalid_argument);
+  }
 }
 
 TEST_CASE("Least squares agrees with QR, and RMSProp converges to its optimum", "[lsh][dsm][train]") {
@@ -112,8 +113,8 @@ TEST_CASE("Least squares agrees with QR, and RMSProp converges to its optimum", 
   CHECK(fit.train_mse == Approx(qr_mse).epsilon(1e-8));
   CHECK(fit.train_mse < 0.5 * y.squaredNorm() / 600);
 
-  RmsProp opt;
-  opt.lr = 1e-3;
+  TopLayerTraining opt;
+  opt.optimizer.lr = 1e-3;
   opt.batch = 600;  // full batch: RMSProp's only noise is its step size
   opt.epochs = 4000;
   opt.history = false;
@@ -126,8 +127,8 @@ TEST_CASE("Least squares agrees with QR, and RMSProp converges to its optimum", 
 TEST_CASE("Features and training give identical numbers for 1 and 2 threads", "[lsh][dsm][train][reproducible]") {
   const Eigen::MatrixXd X = cube(8, 3000, 3);
   const Eigen::VectorXd y = target(X);
-  RmsProp opt;
-  opt.lr = 1e-3;
+  TopLayerTraining opt;
+  opt.optimizer.lr = 1e-3;
   opt.epochs = 2;
   auto run_with = [&](int threads, MaskKind mask) {
     omp_set_num_threads(threads);

@@ -1,4 +1,4 @@
-// Tests of SGD, AdamW and the learning-rate schedules: steps computed by hand on a 3-parameter
+// Tests of SGD, AdamW, RMSProp and the learning-rate schedules: steps computed by hand on a 3-parameter
 // example, agreement with torch.optim in float64 (when /usr/bin/python3 has torch), convergence on
 // a convex quadratic to its known minimiser, hooks, and schedules against their closed forms.
 #include <catch2/catch.hpp>
@@ -157,7 +157,76 @@ TEST_CASE("AdamW steps computed by hand", "[optim]") {
   CHECK(opt.exp_avg.size() == 0);
 }
 
-TEST_CASE("SGD and AdamW agree with torch.optim in float64", "[optim]") {
+TEST_CASE("RMSProp steps computed by hand", "[optim]") {
+  Eigen::VectorXd theta = theta0;
+  const double eps = 1e-8;
+
+  SECTION("plain: the first step moves each coordinate by lr/√(1 − α) against its gradient's sign") {
+    nn::RmsProp opt;
+    opt.lr = 0.1;
+    opt.alpha = 0.9;
+    opt.step(theta, grad0);
+    // v = 0.1 g², θ − lr g/(√0.1 |g| + ε)
+    for (int i = 0; i < 3; ++i) {
+      INFO("parameter " << i);
+      CHECK(opt.square_avg(i) == Approx(0.1 * grad0(i) * grad0(i)).epsilon(1e-15));
+      CHECK(theta(i) == Approx(theta0(i) - 0.1 * grad0(i) / (std::sqrt(0.1) * std::abs(grad0(i)) + eps)).epsilon(1e-14));
+    }
+    CHECK(std::abs(theta(0) - theta0(0) + 0.1 / std::sqrt(0.1)) < 1e-7);
+    CHECK(opt.steps == 1);
+  }
+
+  SECTION("from a given mean square (Keras's ρ = 0.9, ε = 1e-7)") {
+    nn::RmsProp opt;
+    opt.lr = 0.01;
+    opt.alpha = 0.9;
+    opt.eps = 1e-7;
+    Eigen::VectorXd th(2), g(2);
+    th << 1.0, -2.0;
+    g << 0.3, -0.1;
+    opt.square_avg = Eigen::Vector2d(0.5, 0.0);
+    opt.step(th, g);
+    // v = 0.9·0.5 + 0.1·0.09 = 0.459, 0.9·0 + 0.1·0.01 = 0.001; θ − lr g/(√v + ε)
+    CHECK(opt.square_avg(0) == Approx(0.459).epsilon(1e-15));
+    CHECK(opt.square_avg(1) == Approx(0.001).epsilon(1e-15));
+    CHECK(th(0) == Approx(0.9955719262258942).epsilon(1e-14));
+    CHECK(th(1) == Approx(-1.968377323398).epsilon(1e-12));
+  }
+
+  SECTION("centered, momentum and masked L2 weight decay, two steps") {
+    nn::RmsProp opt;
+    opt.lr = 0.1;
+    opt.alpha = 0.9;
+    opt.centered = true;
+    opt.momentum = 0.5;
+    opt.weight_decay = 0.2;
+    opt.decay_mask = Eigen::Vector3d(1, 0, 1);
+    const Eigen::Vector3d g2(1.0, -1.0, -2.0);
+    Eigen::Vector3d v = Eigen::Vector3d::Zero(), gbar = Eigen::Vector3d::Zero(), b = Eigen::Vector3d::Zero();
+    Eigen::Vector3d want = theta0;
+    for (const Eigen::Vector3d& g : {Eigen::Vector3d(grad0), g2}) {
+      for (int i = 0; i < 3; ++i) {
+        const double gi = g(i) + (i == 1 ? 0.0 : 0.2 * want(i));  // L2 decay, middle parameter masked
+        v(i) = 0.9 * v(i) + 0.1 * gi * gi;
+        gbar(i) = 0.9 * gbar(i) + 0.1 * gi;
+        b(i) = 0.5 * b(i) + gi / (std::sqrt(v(i) - gbar(i) * gbar(i)) + eps);
+        want(i) -= 0.1 * b(i);
+      }
+      opt.step(theta, g);
+    }
+    require_close(theta, want, 1e-13);
+    // The first centered step: v − ḡ² = 0.1 g² − 0.01 g² = 0.09 g², so the step is lr/0.3 per unit sign.
+    nn::RmsProp c;
+    c.lr = 0.1;
+    c.alpha = 0.9;
+    c.centered = true;
+    Eigen::VectorXd th = theta0;
+    c.step(th, grad0);
+    require_close(th, Eigen::Vector3d(1.0 - 0.1 / 0.3, -2.0 - 0.1 / 0.3, 0.5 + 0.1 / 0.3), 1e-7);
+  }
+}
+
+TEST_CASE("SGD, AdamW and RMSProp agree with torch.optim in float64", "[optim]") {
   if (!python_has_torch()) {
     WARN("/usr/bin/python3 has no torch: skipping the comparison with torch.optim");
     return;
@@ -187,9 +256,13 @@ run(lambda ps: torch.optim.SGD(groups(ps, 0.05), lr=0.1, momentum=0.8, nesterov=
 run(lambda ps: torch.optim.AdamW(ps, lr=0.1))
 run(lambda ps: torch.optim.AdamW(groups(ps, 0.3), lr=0.1, betas=(0.8, 0.95), eps=1e-6))
 run(lambda ps: torch.optim.Adam(ps, lr=0.1, weight_decay=0.0))
+run(lambda ps: torch.optim.RMSprop(ps, lr=0.1))
+run(lambda ps: torch.optim.RMSprop(groups(ps, 0.05), lr=0.1, alpha=0.9, eps=1e-7, momentum=0.7))
+run(lambda ps: torch.optim.RMSprop(ps, lr=0.1, alpha=0.95, centered=True))
+run(lambda ps: torch.optim.RMSprop(groups(ps, 0.3), lr=0.1, alpha=0.8, eps=1e-6, momentum=0.5, centered=True))
 )";
   const std::vector<double> ref = run_python_numbers(script);
-  REQUIRE(ref.size() == 18);
+  REQUIRE(ref.size() == 30);
   const nn::LrSchedule schedule = nn::cosine_schedule(0.1, 2, 6, 0.01, 0.25);
   const Eigen::Vector3d mask(1, 0, 1);
 
@@ -223,6 +296,65 @@ run(lambda ps: torch.optim.Adam(ps, lr=0.1, weight_decay=0.0))
   nn::AdamW adam;  // AdamW without weight decay is Adam
   adam.weight_decay = 0;
   require_close(run(adam), expect(5), 1e-13);
+  nn::RmsProp rms;  // PyTorch's defaults: α 0.99, ε 1e-8
+  require_close(run(rms), expect(6), 1e-13);
+  nn::RmsProp rms_momentum;
+  rms_momentum.alpha = 0.9;
+  rms_momentum.eps = 1e-7;
+  rms_momentum.momentum = 0.7;
+  rms_momentum.weight_decay = 0.05;
+  rms_momentum.decay_mask = mask;
+  require_close(run(rms_momentum), expect(7), 1e-13);
+  nn::RmsProp rms_centered;
+  rms_centered.alpha = 0.95;
+  rms_centered.centered = true;
+  require_close(run(rms_centered), expect(8), 1e-13);
+  nn::RmsProp rms_all;
+  rms_all.alpha = 0.8;
+  rms_all.eps = 1e-6;
+  rms_all.momentum = 0.5;
+  rms_all.centered = true;
+  rms_all.weight_decay = 0.3;
+  rms_all.decay_mask = mask;
+  require_close(run(rms_all), expect(9), 1e-13);
+}
+
+TEST_CASE("RMSProp agrees with torch.optim.RMSprop's recorded float64 iterates", "[optim]") {
+  // The last four runs of the script in the test above, printed by torch 2.11.0 (CPU, float64) on a
+  // machine that has torch: so the comparison also runs where /usr/bin/python3 has none.
+  const double ref[4][3] = {{0.9208337248315751, -0.9708125471518947, 0.5720771877721481},
+                            {0.4560007580879868, -1.3786335871097597, 1.2621617340255256},
+                            {0.9387219562193642, -1.4655824255834176, 0.6018700629054807},
+                            {0.5804035248860842, -1.538378358478943, 0.33836655467297605}};
+  const nn::LrSchedule schedule = nn::cosine_schedule(0.1, 2, 6, 0.01, 0.25);
+  const Eigen::Vector3d mask(1, 0, 1);
+  const auto run = [&](nn::RmsProp opt) {
+    Eigen::VectorXd theta = theta0;
+    for (int t = 1; t <= 7; ++t) opt.step(theta, grad_at(t, theta), schedule(t - 1));
+    return theta;
+  };
+  const auto expect = [&](int k) { return Eigen::Vector3d(ref[k][0], ref[k][1], ref[k][2]); };
+  nn::RmsProp plain;  // lr 0.1, α 0.99, ε 1e-8
+  require_close(run(plain), expect(0), 1e-13);
+  nn::RmsProp momentum;  // α 0.9, ε 1e-7, momentum 0.7, weight decay 0.05 but not on the middle parameter
+  momentum.alpha = 0.9;
+  momentum.eps = 1e-7;
+  momentum.momentum = 0.7;
+  momentum.weight_decay = 0.05;
+  momentum.decay_mask = mask;
+  require_close(run(momentum), expect(1), 1e-13);
+  nn::RmsProp centered;  // α 0.95, centered
+  centered.alpha = 0.95;
+  centered.centered = true;
+  require_close(run(centered), expect(2), 1e-13);
+  nn::RmsProp all;  // α 0.8, ε 1e-6, momentum 0.5, centered, masked weight decay 0.3
+  all.alpha = 0.8;
+  all.eps = 1e-6;
+  all.momentum = 0.5;
+  all.centered = true;
+  all.weight_decay = 0.3;
+  all.decay_mask = mask;
+  require_close(run(all), expect(3), 1e-13);
 }
 
 TEST_CASE("optimizers converge on a convex quadratic to its known minimiser", "[optim]") {
@@ -266,6 +398,16 @@ TEST_CASE("optimizers converge on a convex quadratic to its known minimiser", "[
     for (int t = 0; t < 600; ++t) opt.step(theta, a * theta - b);
     const Eigen::MatrixXd regularised = a + 0.3 * Eigen::MatrixXd(mask.asDiagonal());
     CHECK((theta - regularised.ldlt().solve(b)).norm() < 1e-10);
+  }
+
+  SECTION("RMSProp with momentum, the learning rate annealed to 0") {
+    nn::RmsProp opt;
+    opt.alpha = 0.9;
+    opt.momentum = 0.5;
+    const nn::LrSchedule schedule = nn::cosine_schedule(0.02, 0, 4000, 0.0);
+    Eigen::VectorXd theta = Eigen::VectorXd::Zero(n);
+    for (long t = 0; t < 4000; ++t) opt.step(theta, a * theta - b, schedule(t));
+    CHECK((theta - minimiser).norm() < 1e-3 * minimiser.norm());
   }
 
   SECTION("AdamW under a warmup-cosine schedule") {
@@ -347,6 +489,12 @@ TEST_CASE("invalid optimizer settings are InputErrors naming the field", "[optim
   adam.beta2 = 1.0;
   CHECK_THROWS_WITH(adam.step(theta, grad0), Catch::Contains("beta2"));
   CHECK_THROWS_AS(adam.step(theta, grad0, -1.0), InputError);
+  nn::RmsProp rms;
+  rms.alpha = 1.0;
+  CHECK_THROWS_WITH(rms.step(theta, grad0), Catch::Contains("alpha"));
+  rms.alpha = 0.9;
+  rms.momentum = -0.1;
+  CHECK_THROWS_WITH(rms.step(theta, grad0), Catch::Contains("momentum"));
   CHECK_THROWS_WITH(nn::cosine_schedule(0.1, 10, 10), Catch::Contains("total_steps"));
   CHECK(theta == theta0);  // nothing moved
 }

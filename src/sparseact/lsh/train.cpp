@@ -1,13 +1,12 @@
 #include <sparseact/lsh/train.hpp>
 
 #include <cmath>
-#include <numeric>
 #include <stdexcept>
 #include <string>
 
 #include <Eigen/Cholesky>
 
-#include <sparseact/core/rng.hpp>
+#include <sparseact/nn/data.hpp>
 
 namespace sparseact::lsh {
 
@@ -41,20 +40,23 @@ double mse(const Eigen::VectorXd& theta, const ActiveFeatures& F, const Eigen::V
   return (predict(theta, F) - y).squaredNorm() / static_cast<double>(F.size());
 }
 
-void rmsprop_step(Eigen::VectorXd& theta, Eigen::VectorXd& mean_square, const Eigen::VectorXd& grad, const RmsProp& opt) {
-  if (mean_square.size() != theta.size() || grad.size() != theta.size())
-    throw std::invalid_argument("rmsprop_step: θ, E[g²] and g must have the same length");
-  for (Eigen::Index j = 0; j < theta.size(); ++j) {
-    mean_square(j) = opt.rho * mean_square(j) + (1 - opt.rho) * grad(j) * grad(j);
-    theta(j) -= opt.lr * grad(j) / (std::sqrt(mean_square(j)) + opt.eps);
-  }
+nn::RmsProp paper_rmsprop() {
+  nn::RmsProp opt;
+  opt.lr = 1e-5;  // App. D.1
+  opt.alpha = 0.9;
+  opt.eps = 1e-7;
+  return opt;
 }
 
-TrainLog train_rmsprop(Eigen::VectorXd& theta, const ActiveFeatures& F, const Eigen::VectorXd& y, const RmsProp& opt,
+TrainLog train_rmsprop(Eigen::VectorXd& theta, const ActiveFeatures& F, const Eigen::VectorXd& y, const TopLayerTraining& opt,
                        std::uint64_t seed, std::uint64_t stream, const ActiveFeatures* test, const Eigen::VectorXd* y_test) {
   check_sizes(theta, F, y);
-  if (!(opt.lr > 0) || !(opt.rho >= 0 && opt.rho < 1) || !(opt.eps >= 0) || opt.batch < 1 || opt.epochs < 0)
+  const nn::RmsProp& o = opt.optimizer;
+  const double lr = o.lr, rho = o.alpha, eps = o.eps;
+  if (!(lr > 0) || !(rho >= 0 && rho < 1) || !(eps >= 0) || opt.batch < 1 || opt.epochs < 0)
     throw std::invalid_argument("train_rmsprop: need lr > 0, 0 ≤ ρ < 1, ε ≥ 0, batch ≥ 1, epochs ≥ 0");
+  if (o.momentum != 0 || o.centered || o.weight_decay != 0 || !o.hooks.empty())
+    throw std::invalid_argument("train_rmsprop: the lazy sparse update is plain RMSProp (no momentum, centring, weight decay or hooks)");
   if ((test == nullptr) != (y_test == nullptr)) throw std::invalid_argument("train_rmsprop: give both test features and targets");
   if (test) check_sizes(theta, *test, *y_test);
 
@@ -65,19 +67,16 @@ TrainLog train_rmsprop(Eigen::VectorXd& theta, const ActiveFeatures& F, const Ei
   std::vector<char> mark(static_cast<std::size_t>(t), 0);
   std::vector<std::int32_t> touched;
   touched.reserve(static_cast<std::size_t>(std::min<Eigen::Index>(t, K * opt.batch)));
-  std::vector<std::int32_t> perm(static_cast<std::size_t>(N));
+  std::vector<Eigen::Index> perm;
   std::vector<double> resid(static_cast<std::size_t>(opt.batch));
   constexpr int table_size = 4096;
   std::vector<double> rho_pow(table_size);  // ρ^k, k < table_size
   rho_pow[0] = 1;
-  for (int k = 1; k < table_size; ++k) rho_pow[k] = rho_pow[k - 1] * opt.rho;
+  for (int k = 1; k < table_size; ++k) rho_pow[k] = rho_pow[k - 1] * rho;
   std::int64_t step = 0;
 
   for (int epoch = 0; epoch < opt.epochs; ++epoch) {
-    std::iota(perm.begin(), perm.end(), 0);
-    Rng rng(seed, stream_id(stream, static_cast<std::uint64_t>(epoch)));
-    for (Eigen::Index i = N - 1; i > 0; --i)
-      std::swap(perm[static_cast<std::size_t>(i)], perm[rng.below(static_cast<std::uint64_t>(i + 1))]);
+    nn::epoch_permutation(perm, N, seed, stream, static_cast<std::uint64_t>(epoch));
     for (Eigen::Index b0 = 0; b0 < N; b0 += opt.batch) {
       const Eigen::Index nb = std::min<Eigen::Index>(opt.batch, N - b0);
       ++step;
@@ -102,9 +101,9 @@ TrainLog train_rmsprop(Eigen::VectorXd& theta, const ActiveFeatures& F, const Ei
       for (const std::int32_t j : touched) {
         const auto ju = static_cast<std::size_t>(j);
         const std::int64_t gap = step - 1 - last[ju];  // steps with g_j = 0 since the last update
-        if (gap > 0 && ms(j) != 0) ms(j) *= gap < table_size ? rho_pow[static_cast<std::size_t>(gap)] : std::pow(opt.rho, double(gap));
-        ms(j) = opt.rho * ms(j) + (1 - opt.rho) * g(j) * g(j);
-        theta(j) -= opt.lr * g(j) / (std::sqrt(ms(j)) + opt.eps);
+        if (gap > 0 && ms(j) != 0) ms(j) *= gap < table_size ? rho_pow[static_cast<std::size_t>(gap)] : std::pow(rho, double(gap));
+        ms(j) = rho * ms(j) + (1 - rho) * g(j) * g(j);
+        theta(j) -= lr * g(j) / (std::sqrt(ms(j)) + eps);
         last[ju] = step;
         g(j) = 0;
         mark[ju] = 0;

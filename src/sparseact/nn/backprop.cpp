@@ -66,15 +66,15 @@ double loss(const Mlp& net, const Eigen::VectorXd& theta, const Batch& batch, Lo
   return loss_value(kind, predict(net, theta, batch.x), batch);
 }
 
-double backward(const Mlp& net, const Eigen::VectorXd& theta, const ForwardCache& cache, const Batch& batch,
-                LossKind kind, Eigen::VectorXd& grad, BackwardCache* signals, Eigen::MatrixXd* per_sample) {
+namespace {
+
+// Backpropagates sig.dlogits = ∂L/∂F through the network (the formulas in backprop.hpp).
+void backprop(const Mlp& net, const Eigen::VectorXd& theta, const ForwardCache& cache, Eigen::VectorXd& grad,
+              BackwardCache& sig, Eigen::MatrixXd* per_sample) {
   const MlpConfig& cfg = net.config;
   const Eigen::Index B = cache.x.cols();
   grad.setZero(net.num_params);
-  BackwardCache local;
-  BackwardCache& sig = signals ? *signals : local;
   sig.blocks.resize(cfg.blocks.size());
-  const double L = loss_value(kind, cache.logits, batch, &sig.dlogits);
   auto g = [&](int index) { return param_view(net, grad, index); };
 
   // Per-sample gradients: ℓ_s's gradient is B × (sample s's share of the batch signals), since
@@ -160,7 +160,27 @@ double backward(const Mlp& net, const Eigen::VectorXd& theta, const ForwardCache
   outer(net.W_in, dh, cache.x);
   column(net.b_in, dh);
   sig.dh0 = std::move(dh);
+}
+
+}  // namespace
+
+double backward(const Mlp& net, const Eigen::VectorXd& theta, const ForwardCache& cache, const Batch& batch,
+                LossKind kind, Eigen::VectorXd& grad, BackwardCache* signals, Eigen::MatrixXd* per_sample) {
+  BackwardCache local;
+  BackwardCache& sig = signals ? *signals : local;
+  const double L = loss_value(kind, cache.logits, batch, &sig.dlogits);
+  backprop(net, theta, cache, grad, sig, per_sample);
   return L;
+}
+
+void backward(const Mlp& net, const Eigen::VectorXd& theta, const ForwardCache& cache, const Eigen::MatrixXd& dlogits,
+              Eigen::VectorXd& grad, BackwardCache* signals, Eigen::MatrixXd* per_sample) {
+  if (dlogits.rows() != net.config.d_out || dlogits.cols() != cache.logits.cols())
+    throw std::invalid_argument("nn: dL/dF must be d_out x B, the shape of the last forward pass's outputs");
+  BackwardCache local;
+  BackwardCache& sig = signals ? *signals : local;
+  sig.dlogits = dlogits;
+  backprop(net, theta, cache, grad, sig, per_sample);
 }
 
 double loss_and_gradient(const Mlp& net, const Eigen::VectorXd& theta, const Batch& batch, LossKind kind,

@@ -67,6 +67,11 @@ double backward(const Mlp& net, const Eigen::VectorXd& theta, const ForwardCache
                 LossKind kind, Eigen::VectorXd& grad, BackwardCache* signals = nullptr,
                 Eigen::MatrixXd* per_sample = nullptr);
 
+/// Backward pass after `forward` from a given ∂L/∂F (d_out×B, any loss): fills grad = ∂L/∂θ and the
+/// signals (per-sample columns as above, for an L that is the mean of per-sample losses).
+void backward(const Mlp& net, const Eigen::VectorXd& theta, const ForwardCache& cache, const Eigen::MatrixXd& dlogits,
+              Eigen::VectorXd& grad, BackwardCache* signals = nullptr, Eigen::MatrixXd* per_sample = nullptr);
+
 /// forward + backward: returns L, fills grad = ∂L/∂θ (and per-sample gradients if asked).
 double loss_and_gradient(const Mlp& net, const Eigen::VectorXd& theta, const Batch& batch, LossKind kind,
                          Eigen::VectorXd& grad, Eigen::MatrixXd* per_sample = nullptr);

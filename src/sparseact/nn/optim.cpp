@@ -1,4 +1,4 @@
-// SGD, AdamW and learning-rate schedules (formulas in optim.hpp).
+// SGD, AdamW, RMSProp and learning-rate schedules (formulas in optim.hpp).
 #include <sparseact/nn/optim.hpp>
 
 #include <algorithm>
@@ -116,6 +116,60 @@ void AdamW::step(Eigen::VectorXd& theta, const Eigen::VectorXd& grad, double lr_
 void AdamW::reset() {
   exp_avg.resize(0);
   exp_avg_sq.resize(0);
+  steps = 0;
+}
+
+void RmsProp::step(Eigen::VectorXd& theta, const Eigen::VectorXd& grad) { step(theta, grad, lr); }
+
+void RmsProp::step(Eigen::VectorXd& theta, const Eigen::VectorXd& grad, double lr_now) {
+  require(std::isfinite(lr_now) && lr_now >= 0, fmt::format("RmsProp: learning rate {} must be >= 0", lr_now));
+  require(alpha >= 0 && alpha < 1, fmt::format("RmsProp: alpha {} must be in [0, 1)", alpha));
+  require(eps >= 0 && std::isfinite(eps), fmt::format("RmsProp: eps {} must be >= 0", eps));
+  require(weight_decay >= 0 && std::isfinite(weight_decay),
+          fmt::format("RmsProp: weight_decay {} must be >= 0", weight_decay));
+  require(momentum >= 0 && momentum < 1 + 1e-12 && std::isfinite(momentum),
+          fmt::format("RmsProp: momentum {} must be in [0, 1]", momentum));
+  check_sizes("RmsProp", theta, grad, decay_mask);
+
+  const Eigen::Index n = theta.size();
+  if (square_avg.size() != n) {
+    square_avg = Eigen::VectorXd::Zero(n);
+    grad_avg.resize(0);
+    momentum_buffer.resize(0);
+    steps = 0;
+  }
+  if (centered && grad_avg.size() != n) grad_avg = Eigen::VectorXd::Zero(n);
+  if (momentum > 0 && momentum_buffer.size() != n) momentum_buffer = Eigen::VectorXd::Zero(n);
+
+  Eigen::VectorXd g = grad;
+  if (weight_decay != 0.0) {
+    if (decay_mask.size() == 0)
+      g += weight_decay * theta;
+    else
+      g.array() += weight_decay * decay_mask.array() * theta.array();
+  }
+  square_avg = alpha * square_avg + (1 - alpha) * g.cwiseAbs2();
+  Eigen::ArrayXd a;
+  if (centered) {
+    grad_avg = alpha * grad_avg + (1 - alpha) * g;  // PyTorch: lerp_(grad, 1 - alpha)
+    a = (square_avg.array() - grad_avg.array().square()).sqrt() + eps;
+  } else {
+    a = square_avg.array().sqrt() + eps;
+  }
+  if (momentum > 0) {
+    momentum_buffer.array() = momentum * momentum_buffer.array() + g.array() / a;
+    theta -= lr_now * momentum_buffer;
+  } else {
+    theta.array() -= lr_now * (g.array() / a);  // PyTorch: addcdiv_(grad, avg, value=-lr)
+  }
+  ++steps;
+  run_hooks(hooks, theta, steps);
+}
+
+void RmsProp::reset() {
+  square_avg.resize(0);
+  grad_avg.resize(0);
+  momentum_buffer.resize(0);
   steps = 0;
 }
 

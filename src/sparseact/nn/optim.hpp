@@ -11,6 +11,11 @@
 // AdamW (torch.optim.AdamW, amsgrad off):
 //   θ ← θ − lr·wd·m⊙θ;  m₁ ← β₁ m₁ + (1−β₁) g;  m₂ ← β₂ m₂ + (1−β₂) g²
 //   θ ← θ − (lr / (1−β₁ᵗ)) · m₁ / (√m₂ / √(1−β₂ᵗ) + ε)
+// RMSProp (torch.optim.RMSprop; Hinton's lecture 6e, and Keras's with α = ρ, ε = 1e-7):
+//   weight decay (L2):  g ← g + wd·m⊙θ
+//   v ← α v + (1−α) g²   (v = 0 before the first step)
+//   centered:  ḡ ← α ḡ + (1−α) g,  a = √(v − ḡ²) + ε;   else  a = √v + ε
+//   momentum μ > 0:  b ← μ b + g/a (b = 0 before the first step),  θ ← θ − lr·b;   else  θ ← θ − lr·g/a
 // Here m is the per-parameter weight-decay mask: empty means every parameter decays, otherwise an
 // entry 0 excludes a parameter (paper 001 excludes LayerNorm scales and biases from weight decay)
 // and 1 keeps it (any other value scales wd for that parameter).
@@ -69,6 +74,28 @@ struct AdamW {
   // State.
   Eigen::VectorXd exp_avg;     ///< m₁, empty before the first step
   Eigen::VectorXd exp_avg_sq;  ///< m₂
+  long steps = 0;
+
+  void step(Eigen::VectorXd& theta, const Eigen::VectorXd& grad);
+  void step(Eigen::VectorXd& theta, const Eigen::VectorXd& grad, double lr_now);
+  void reset();
+};
+
+struct RmsProp {
+  // Hyperparameters (PyTorch's defaults).
+  double lr = 1e-2;
+  double alpha = 0.99;  ///< α, the decay of the mean square v (Keras's ρ)
+  double eps = 1e-8;
+  double weight_decay = 0.0;
+  double momentum = 0.0;
+  bool centered = false;
+  Eigen::VectorXd decay_mask;  ///< empty: all parameters decay
+  std::vector<PostStepHook> hooks;
+
+  // State.
+  Eigen::VectorXd square_avg;       ///< v, empty before the first step
+  Eigen::VectorXd grad_avg;         ///< ḡ (centered only)
+  Eigen::VectorXd momentum_buffer;  ///< b (momentum only)
   long steps = 0;
 
   void step(Eigen::VectorXd& theta, const Eigen::VectorXd& grad);

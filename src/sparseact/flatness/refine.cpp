@@ -1,13 +1,16 @@
-#include <sparseact/nn/refine.hpp>
+#include <sparseact/flatness/refine.hpp>
 
 #include <algorithm>
 #include <cmath>
 
 #include <sparseact/core/errors.hpp>
 
-namespace sparseact::nn {
+namespace sparseact::flatness {
 
-void restrict_layernorm_and_zeroth_biases(const Mlp& net, Eigen::VectorXd& theta, double c) {
+using nn::BlockParams;
+using nn::param_view;
+
+void restrict_layernorm_and_zeroth_biases(const nn::Mlp& net, Eigen::VectorXd& theta, double c) {
   for (const BlockParams& bp : net.blocks) {  // RestrictLayerNorm first, as Algorithm 1 lists it
     if (bp.gamma >= 0) {
       auto g = param_view(net, theta, bp.gamma);
@@ -26,7 +29,7 @@ void restrict_layernorm_and_zeroth_biases(const Mlp& net, Eigen::VectorXd& theta
   }
 }
 
-void uplift_layernorm(const Mlp& net, Eigen::VectorXd& theta, long t, long T_uplifting) {
+void uplift_layernorm(const nn::Mlp& net, Eigen::VectorXd& theta, long t, long T_uplifting) {
   const double floor = std::min(static_cast<double>(t) / static_cast<double>(T_uplifting), 1.0);
   for (const BlockParams& bp : net.blocks) {
     if (bp.gamma < 0) continue;
@@ -38,14 +41,14 @@ void uplift_layernorm(const Mlp& net, Eigen::VectorXd& theta, long t, long T_upl
   }
 }
 
-PostStepHook algorithm1_hook(const Mlp& net, double c) {
+nn::PostStepHook algorithm1_hook(const nn::Mlp& net, double c) {
   if (!(c >= 0.0) || !std::isfinite(c)) throw InputError("Algorithm 1: c must be finite and >= 0");
   return [&net, c](Eigen::VectorXd& theta, long) { restrict_layernorm_and_zeroth_biases(net, theta, c); };
 }
 
-PostStepHook algorithm2_hook(const Mlp& net, long T_uplifting) {
+nn::PostStepHook algorithm2_hook(const nn::Mlp& net, long T_uplifting) {
   if (T_uplifting < 1) throw InputError("Algorithm 2: T_uplifting must be >= 1");
   return [&net, T_uplifting](Eigen::VectorXd& theta, long t) { uplift_layernorm(net, theta, t, T_uplifting); };
 }
 
-}  // namespace sparseact::nn
+}  // namespace sparseact::flatness

@@ -1,5 +1,5 @@
 #pragma once
-// Paper 001 §5's refinements of LayerNorm and zeroth biases, as optimizer post-step hooks
+// Paper 001 §5's refinements (Algorithms 1–2) of LayerNorm and zeroth biases, as optimizer post-step hooks
 // (nn/optim.hpp: they run after every update with θ and the number of steps taken t = 1, 2, …).
 //
 // Algorithm 1 (training from scratch), with c the zeroth biases' bound relative to LN scales:
@@ -13,16 +13,16 @@
 #include <sparseact/nn/mlp.hpp>
 #include <sparseact/nn/optim.hpp>
 
-namespace sparseact::nn {
+namespace sparseact::flatness {
 
 /// Algorithm 1 applied once to θ (both procedures, in the paper's order).
-void restrict_layernorm_and_zeroth_biases(const Mlp& net, Eigen::VectorXd& theta, double c);
+void restrict_layernorm_and_zeroth_biases(const nn::Mlp& net, Eigen::VectorXd& theta, double c);
 
 /// Algorithm 2 applied once at step t.
-void uplift_layernorm(const Mlp& net, Eigen::VectorXd& theta, long t, long T_uplifting);
+void uplift_layernorm(const nn::Mlp& net, Eigen::VectorXd& theta, long t, long T_uplifting);
 
 /// The hooks; `net` must outlive them. c ≥ 0 and T_uplifting ≥ 1, else InputError.
-PostStepHook algorithm1_hook(const Mlp& net, double c);
-PostStepHook algorithm2_hook(const Mlp& net, long T_uplifting);
+nn::PostStepHook algorithm1_hook(const nn::Mlp& net, double c);
+nn::PostStepHook algorithm2_hook(const nn::Mlp& net, long T_uplifting);
 
-}  // namespace sparseact::nn
+}  // namespace sparseact::flatness

@@ -1,14 +1,15 @@
-#include <sparseact/flatness/experiment.hpp>
+#include <sparseact/nn/data.hpp>
 
-#include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include <fmt/format.h>
 
 #include <sparseact/core/errors.hpp>
+#include <sparseact/core/rng.hpp>
 #include <sparseact/nn/idx.hpp>
 
-namespace sparseact::flatness {
+namespace sparseact::nn {
 namespace {
 
 Eigen::MatrixXd pool_images(const Eigen::MatrixXd& img, int pool) {
@@ -27,20 +28,30 @@ Eigen::MatrixXd pool_images(const Eigen::MatrixXd& img, int pool) {
   return out;
 }
 
+void check_dataset(const Dataset& data) {
+  const Eigen::Index N = data.x.cols();
+  if (!data.labels.empty() && static_cast<Eigen::Index>(data.labels.size()) != N)
+    throw InputError(fmt::format("data set: {} labels for {} inputs", data.labels.size(), N));
+  if (data.y.size() != 0 && data.y.cols() != N)
+    throw InputError(fmt::format("data set: {} targets for {} inputs", data.y.cols(), N));
+}
+
 }  // namespace
 
 Dataset fashion_mnist(const std::string& split, Eigen::Index n, int pool) {
   if (pool != 1 && pool != 2 && pool != 4 && pool != 7) throw InputError("pool must be 1, 2, 4 or 7");
-  nn::FashionMnist raw;
+  FashionMnist raw;
   try {
-    raw = nn::load_fashion_mnist(split);
+    raw = load_fashion_mnist(split);
   } catch (const InputError&) {
     throw;
   } catch (const std::exception& e) {
     throw InputError(fmt::format("Fashion-MNIST: {} (install dataset-fashion-mnist)", e.what()));
   }
   const Eigen::Index N = raw.images.cols();
-  if (n <= 0 || n > N) n = N;
+  if (n > N)  // never silently fewer images than asked for
+    throw InputError(fmt::format("Fashion-MNIST {} split: {} images asked for, the files hold {}", split, n, N));
+  if (n <= 0) n = N;
   Dataset d;
   d.x = pool_images(raw.images.leftCols(n), pool);
   d.labels.assign(raw.labels.begin(), raw.labels.begin() + n);
@@ -54,62 +65,52 @@ Dataset fashion_mnist(const std::string& split, Eigen::Index n, int pool) {
   return d;
 }
 
+void epoch_permutation(std::vector<Eigen::Index>& order, Eigen::Index N, std::uint64_t seed, std::uint64_t stream,
+                       std::uint64_t epoch) {
+  order.resize(static_cast<std::size_t>(N));
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<Eigen::Index>(i);
+  Rng rng(seed, stream_id(stream, epoch));
+  for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.below(i)]);
+}
+
 BatchStream::BatchStream(const Dataset& data, Eigen::Index batch_size, std::uint64_t seed, std::uint64_t stream)
     : data_(&data), b_(batch_size), seed_(seed), stream_(stream) {
   if (batch_size < 1 || batch_size > data.x.cols())
     throw InputError(fmt::format("batch size {} must be in [1, {}] (the training set's size)", batch_size, data.x.cols()));
-  order_.resize(static_cast<std::size_t>(data.x.cols()));
+  check_dataset(data);
   pos_ = data.x.cols();  // forces a shuffle on the first call
   batch_.x.resize(data.x.rows(), b_);
-  batch_.labels.resize(static_cast<std::size_t>(b_));
+  if (!data.labels.empty()) batch_.labels.resize(static_cast<std::size_t>(b_));
+  if (data.y.size() != 0) batch_.y.resize(data.y.rows(), b_);
 }
 
-void BatchStream::shuffle() {
-  ++epoch_;
-  for (std::size_t i = 0; i < order_.size(); ++i) order_[i] = static_cast<Eigen::Index>(i);
-  Rng rng(seed_, stream_id(stream_, static_cast<std::uint64_t>(epoch_)));
-  for (std::size_t i = order_.size(); i > 1; --i) std::swap(order_[i - 1], order_[rng.below(i)]);
-  pos_ = 0;
-}
-
-const nn::Batch& BatchStream::next() {
-  if (pos_ + b_ > data_->x.cols()) shuffle();
+const Batch& BatchStream::next() {
+  const Eigen::Index N = data_->x.cols();
+  if (pos_ + b_ > N) {
+    ++epoch_;
+    epoch_permutation(order_, N, seed_, stream_, static_cast<std::uint64_t>(epoch_));
+    pos_ = 0;
+  }
+  const bool labels = !data_->labels.empty(), targets = data_->y.size() != 0;
   for (Eigen::Index j = 0; j < b_; ++j) {
     const Eigen::Index i = order_[static_cast<std::size_t>(pos_ + j)];
     batch_.x.col(j) = data_->x.col(i);
-    batch_.labels[static_cast<std::size_t>(j)] = data_->labels[static_cast<std::size_t>(i)];
+    if (labels) batch_.labels[static_cast<std::size_t>(j)] = data_->labels[static_cast<std::size_t>(i)];
+    if (targets) batch_.y.col(j) = data_->y.col(i);
   }
   pos_ += b_;
   return batch_;
 }
 
-nn::Batch make_batch(const Dataset& data, Eigen::Index first, Eigen::Index count) {
-  nn::Batch b;
+Batch make_batch(const Dataset& data, Eigen::Index first, Eigen::Index count) {
+  check_dataset(data);
+  if (first < 0 || count < 0 || first + count > data.x.cols())
+    throw InputError(fmt::format("make_batch: samples [{}, {}) outside the data set's {}", first, first + count, data.x.cols()));
+  Batch b;
   b.x = data.x.middleCols(first, count);
-  b.labels.assign(data.labels.begin() + first, data.labels.begin() + first + count);
+  if (!data.labels.empty()) b.labels.assign(data.labels.begin() + first, data.labels.begin() + first + count);
+  if (data.y.size() != 0) b.y = data.y.middleCols(first, count);
   return b;
 }
 
-double accuracy(const nn::Mlp& net, const Eigen::VectorXd& theta, const Dataset& data) {
-  Eigen::Index correct = 0;
-  const Eigen::Index N = data.x.cols(), chunk = 2048;
-  for (Eigen::Index first = 0; first < N; first += chunk) {
-    const Eigen::Index count = std::min(chunk, N - first);
-    const Eigen::MatrixXd F = nn::predict(net, theta, data.x.middleCols(first, count));
-    for (Eigen::Index s = 0; s < count; ++s) {
-      Eigen::Index arg;
-      F.col(s).maxCoeff(&arg);
-      if (arg == data.labels[static_cast<std::size_t>(first + s)]) ++correct;
-    }
-  }
-  return static_cast<double>(correct) / static_cast<double>(std::max<Eigen::Index>(N, 1));
-}
-
-Eigen::VectorXd weights_only_decay_mask(const nn::Mlp& net) {
-  Eigen::VectorXd m = Eigen::VectorXd::Zero(net.num_params);
-  for (const nn::ParamInfo& p : net.params)
-    if (p.kind == nn::ParamKind::weight) m.segment(p.offset, p.size()).setOnes();
-  return m;
-}
-
-}  // namespace sparseact::flatness
+}  // namespace sparseact::nn
