@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <numeric>
 #include <stdexcept>
 
@@ -123,10 +124,17 @@ std::vector<Outcome> run_jobs(const std::vector<Job>& jobs, const std::vector<Da
     const Job& j = jobs[order[oi]];
     outcomes[order[oi]] = train_and_test(j.model, data[static_cast<std::size_t>(j.target)], j.rep, setup,
                                          j.least_squares_reference, seed, job_stream(j));
-    if (done) {
+    if (!done) return;
+    std::exception_ptr error;  // an exception must not leave the critical section (its lock would stay held)
 #pragma omp critical(sparseact_sparse_vs_dense_done)
-      done();
+    {
+      try {
+        done();
+      } catch (...) {
+        error = std::current_exception();
+      }
     }
+    if (error) std::rethrow_exception(error);
   }, {.dynamic = true, .chunk = 1});
   return outcomes;
 }
