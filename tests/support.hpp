@@ -110,14 +110,30 @@ bool loads_or_input_error(F&& load, const std::string& file_name) {
   return true;
 }
 
+/// A check's `measured` reads at a glance (DESIGN.md): a number, a short text, or a short list of
+/// numbers; per-point data belong in `detail`.
+inline void require_readable(const nlohmann::json& measured, const std::string& id) {
+  INFO("check " << id << ": measured = " << measured.dump());
+  if (measured.is_number() || measured.is_boolean()) return;
+  if (measured.is_string()) {
+    CHECK(measured.get<std::string>().size() <= 160);  // bytes: about 100 characters of UTF-8
+    return;
+  }
+  REQUIRE(measured.is_array());
+  CHECK(measured.size() <= 6);
+  for (const auto& v : measured) CHECK(v.is_number());
+}
+
 /// Every field of the analysis contract (DESIGN.md) is present, and each check cites "paper NNN ...".
 inline void require_contract_fields(const nlohmann::json& r, const std::string& name) {
   for (const char* key : {"analysis", "paper", "claims", "params", "seed", "device", "version", "elapsed_s", "checks", "figures", "data"})
     REQUIRE(r.contains(key));
   CHECK(r["analysis"] == name);
   for (const auto& c : r["checks"]) {
-    for (const char* key : {"id", "claim", "statement", "predicted", "measured", "holds", "tolerance", "note"}) REQUIRE(c.contains(key));
+    for (const char* key : {"id", "claim", "statement", "predicted", "measured", "holds", "tolerance", "note", "detail"})
+      REQUIRE(c.contains(key));
     CHECK(c["claim"].get<std::string>().rfind("paper ", 0) == 0);
+    require_readable(c["measured"], c["id"].get<std::string>());
   }
 }
 

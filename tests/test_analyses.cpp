@@ -151,7 +151,7 @@ TEST_CASE("an analysis without a GPU path answers --device cuda with exit 2 and 
   CHECK(read_json(out / "lsh_lower_bound.json")["device"] == "cpu");
 }
 
-TEST_CASE("--out that cannot be created exits 2 at once, before any work", "[analysis][cli]") {
+TEST_CASE("an output folder that cannot be created exits 2 at once, before any work", "[analysis][cli]") {
   const fs::path dir = fresh_dir("out_under_file");
   fs::create_directories(dir);
   const fs::path file = dir / "plain_file";
@@ -162,7 +162,7 @@ TEST_CASE("--out that cannot be created exits 2 at once, before any work", "[ana
   CHECK(r.output.find("--out") != std::string::npos);
 }
 
-TEST_CASE("--help and --version exit 0", "[analysis][cli]") {
+TEST_CASE("help and version exit 0", "[analysis][cli]") {
   const Run h = run("mp_spectrum --help");
   CHECK(h.code == 0);
   CHECK(h.output.find("--weights") != std::string::npos);

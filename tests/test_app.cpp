@@ -107,7 +107,7 @@ TEST_CASE("format_value reads as a person would write it, never raw JSON", "[app
   CHECK(format_value(json(std::numeric_limits<double>::infinity())) == "∞");
 }
 
-TEST_CASE("--out is vetted before any work and nothing is created", "[app][cli]") {
+TEST_CASE("the output folder is vetted before any work and nothing is created", "[app][cli]") {
   test_support::TempDir tmp;
   const auto file = tmp / "a_file";
   test_support::write_bytes(file, "x");

@@ -33,7 +33,7 @@ struct AnalysisUnderTest {
 const AnalysisUnderTest kAnalyses[] = {
     {"mp_spectrum", "--scale quick --n 64 --d 16 --trials 2 --eta-samples 20", true},
     {"mp_sweep", "--scale quick --n 32,48,64 --c 0.25,4 --trials 2", true},
-    {"lsh_buckets", "--scale quick", false},
+    {"lsh_buckets", "--scale quick", true},
     {"lsh_learn", "--scale quick --targets polynomial", false},
     {"lsh_lower_bound", "--scale quick", false},
     {"dsm_vs_dense", "--scale quick", false},

@@ -102,6 +102,9 @@ TEST_CASE("lsh_buckets --scale quick: runs, the always-true bounds hold, outputs
   CHECK(j["params"]["scale"] == "quick");
   for (const auto& c : j["checks"]) {
     const std::string id = c["id"];
+    CAPTURE(id);
+    CHECK((c["measured"].is_number() || c["measured"].is_string()));  // readable at a glance
+    CHECK_FALSE(c["detail"].is_null());
     // These follow from the mathematics whatever the random draw: a failure is a bug.
     if (id == "same_bucket_distance_bound" || id == "exact_diameter_dominates_samples" || id == "bucket_count_arrangement")
       CHECK(c["holds"] == true);

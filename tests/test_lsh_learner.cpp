@@ -3,6 +3,7 @@
 // analysis on the contract.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 #include <Eigen/SVD>
@@ -104,8 +105,21 @@ TEST_CASE("lsh_learn --scale quick follows the contract", "[lsh][learner][analys
   require_contract_fields(j, "lsh_learn");
   CHECK(j["checks"][0]["id"] == "thm41_sup_error");
   CHECK(j["checks"][0]["holds"] == true);
+  for (const auto& c : j["checks"]) {
+    CAPTURE(c["id"]);
+    CHECK_FALSE(c["detail"].is_null());
+    CHECK((c["measured"].is_number() || c["measured"].is_string()));  // readable at a glance
+  }
+  CHECK(j["checks"][1]["id"] == "thm41_table_size");
+  CHECK(j["checks"][1]["detail"]["points"].size() == 4);  // (polynomial, hypercube) × k ∈ {1, 2}
   const auto bad = fresh_dir("lsh_learn_bad");
   CHECK(run("lsh_learn --targets spline --out " + bad.string()).code == 2);
   CHECK(run("lsh_learn --eps 0 --out " + bad.string()).code == 2);
+  // p(Ax) with more rows than inputs: exit 2 with one line naming both flags (issue 10).
+  const Run k_target = run("lsh_learn --k-target 9 --d-lowdim 4 --targets lowdim --out " + bad.string());
+  CHECK(k_target.code == 2);
+  CHECK(std::count(k_target.output.begin(), k_target.output.end(), '\n') == 1);
+  CHECK(k_target.output.find("--k-target") != std::string::npos);
+  CHECK(k_target.output.find("--d-lowdim") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(bad));
 }

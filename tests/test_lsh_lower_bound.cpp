@@ -145,8 +145,12 @@ TEST_CASE("lsh_lower_bound --scale quick: every check holds and the JSON is comp
   CHECK(j["claims"] == nlohmann::json::array({"Theorem 4.3"}));
   for (const char* p : {"d", "k", "eps", "L", "members", "pairs", "bits"}) CHECK(j["params"].contains(p));
   CHECK(j["params"]["d"] == 16);
-  CHECK(j["checks"].size() == 5);
-  for (const auto& c : j["checks"]) CHECK(c["holds"] == true);
+  CHECK(j["checks"].size() == 6);
+  for (const auto& c : j["checks"]) {
+    CHECK(c["holds"] == true);
+    CHECK_FALSE(c["detail"].is_null());
+    CHECK(c["measured"].is_number());  // readable at a glance
+  }
   CHECK(j["data"]["max_lipschitz_ratio"].get<double>() <= 1.0 + 1e-12);
   CHECK(j["data"]["min_sup_distance"].get<double>() == Approx(0.2));
   for (const char* f : {"grid.csv", "lipschitz.csv", "separation.csv", "family_size.csv"}) CHECK(fs::exists(out / f));

@@ -157,6 +157,13 @@ TEST_CASE("dsm_vs_dense --scale quick writes a complete JSON", "[lsh][dsm][analy
   CHECK(j["paper"] == "000");
   CHECK(j["params"]["scale"] == "quick");
   CHECK(j["checks"].size() >= 4);
+  for (const auto& c : j["checks"]) {  // per-point claims: a short count in measured, every point in detail
+    CAPTURE(c["id"]);
+    CHECK((c["measured"].is_number() || c["measured"].is_string()));
+    CHECK_FALSE(c["detail"].is_null());
+  }
+  CHECK(j["checks"][0]["id"] == "dsm_beats_dense_poly");
+  CHECK(j["checks"][0]["detail"]["points"].size() == 3);  // K = 8, 16, 32 < T = 256
   CHECK(j["data"]["table1"]["paper"].size() == 3);
   CHECK(fs::exists(out / "table1.csv"));
   CHECK(fs::exists(out / "sweep.csv"));
@@ -164,7 +171,7 @@ TEST_CASE("dsm_vs_dense --scale quick writes a complete JSON", "[lsh][dsm][analy
 
 TEST_CASE("dsm_vs_dense rejects a bad flag with exit 2 and writes nothing", "[lsh][dsm][analysis][cli]") {
   const fs::path out = fresh_dir("dsm_vs_dense_bad");
-  for (const std::string flags : {"--lr 0", "--epochs -1", "--no-such-flag", "--scale huge"}) {
+  for (const std::string flags : {"--lr 0", "--epochs -1", "--no-such-flag", "--scale huge", "--widths 8 --units 8,16"}) {
     CAPTURE(flags);
     const Run r = run("dsm_vs_dense " + flags + " --out " + out.string());
     CHECK(r.code == 2);

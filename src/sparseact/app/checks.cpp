@@ -158,8 +158,8 @@ Check& count(Analysis& a, Claim c, Relation rel, const std::vector<Point>& point
     per_point.push_back({{"point", p.label}, {"measured", p.measured}, {"bound", p.bound}, {"holds", ok}});
   }
   Check out = base(a, std::move(c));
-  out.predicted = every ? fmt::format("every {}: measured {} bound", unit, to_symbol(rel))
-                        : fmt::format("at least {} of {} {}: measured {} bound", required, n, unit, to_symbol(rel));
+  out.predicted = every ? fmt::format("measured {} bound at all {} {}", to_symbol(rel), n, unit)
+                        : fmt::format("measured {} bound at ≥ {} of {} {}", to_symbol(rel), required, n, unit);
   out.measured = fmt::format("{} of {} {}; worst margin {} ({})", good, n, unit, number(worst), worst_label);
   out.holds = good >= required;
   out.tolerance = {{"abs", tolerance}, {"required", required}};

@@ -8,6 +8,7 @@
 #include <Eigen/Dense>
 #include <Eigen/SVD>
 
+#include <sparseact/core/parallel.hpp>
 #include <sparseact/core/rng.hpp>
 
 namespace sparseact::lsh {
@@ -205,8 +206,8 @@ std::vector<double> sampled_bucket_diameters(const Eigen::MatrixXd& Y, const Buc
   const std::size_t B = asg.buckets();
   const std::size_t k = static_cast<std::size_t>(Y.rows());
   std::vector<double> diam(B, 0.0);
-#pragma omp parallel for schedule(dynamic, 16)
-  for (std::size_t b = 0; b < B; ++b) {
+  // An allocation can throw: parallel_for carries it out of the parallel region.
+  parallel_for(std::size_t{0}, B, [&](std::size_t b) {
     // Max pairwise distance, O(n_b²) on a contiguous copy (buckets are small); for k = 1, max − min.
     const std::size_t nb = start[b + 1] - start[b];
     std::vector<double> pts(nb * k);
@@ -226,7 +227,7 @@ std::vector<double> sampled_bucket_diameters(const Eigen::MatrixXd& Y, const Buc
       best = std::sqrt(best);
     }
     diam[b] = best;
-  }
+  }, {.dynamic = true, .chunk = 16});
   return diam;
 }
 
@@ -234,8 +235,9 @@ std::vector<double> exact_bucket_diameters(const BucketGeometry& geometry, const
   if (geometry.AU().cols() > 3) throw std::invalid_argument("exact_bucket_diameters: exact bucket geometry is implemented for k ≤ 3");
   const std::size_t B = asg.buckets();
   std::vector<double> diam(B, 0.0);
-#pragma omp parallel for schedule(dynamic, 16)
-  for (std::size_t b = 0; b < B; ++b) diam[b] = geometry.diameter(asg.table.code(static_cast<std::int64_t>(b)));
+  // polytope_vertices throws on inconsistent input: parallel_for carries it out of the parallel region.
+  parallel_for(std::size_t{0}, B, [&](std::size_t b) { diam[b] = geometry.diameter(asg.table.code(static_cast<std::int64_t>(b))); },
+               {.dynamic = true, .chunk = 16});
   return diam;
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include <sparseact/core/parallel.hpp>
 #include <sparseact/core/rng.hpp>
 
 namespace sparseact::lsh {
@@ -270,14 +271,14 @@ ActiveFeatures features(const DsmModel& m, const Eigen::MatrixXd& X) {
   if (!F.all) F.idx.resize(K, N);
   IndexMatrix& idx = F.idx;
   const auto blocks = static_cast<std::int64_t>((N + block_cols - 1) / block_cols);
-#pragma omp parallel for schedule(dynamic)
-  for (std::int64_t b = 0; b < blocks; ++b) {
+  // Blocks allocate their pre-activations: parallel_for carries a failure out of the parallel region.
+  parallel_for(std::int64_t{0}, blocks, [&](std::int64_t b) {
     const Eigen::Index begin = b * block_cols, end = std::min(N, begin + block_cols);
     if (F.all) {
       const Eigen::MatrixXd U = preact_block(m, X.middleCols(begin, end - begin));
       for (Eigen::Index n = begin; n < end; ++n)
         for (Eigen::Index j = 0; j < t; ++j) F.val(j, n) = activate(m.sigma, U(j, n - begin));
-      continue;
+      return;
     }
     Eigen::MatrixXd U;
     select_block(m, X, begin, end, idx, &U);
@@ -288,7 +289,7 @@ ActiveFeatures features(const DsmModel& m, const Eigen::MatrixXd& X) {
         F.val(k, n) = activate(m.sigma, u);
       }
     }
-  }
+  }, {.dynamic = true});
   return F;
 }
 

@@ -30,8 +30,11 @@ double factorial(Eigen::Index k) {
   return f;
 }
 
+// The scans below run inside parallel loops and allocate nothing (y is a view of a column), so they
+// cannot throw there.
+
 // The centre index of the cell containing y, or −1 (outside the grid, or a cell not in V).
-std::int64_t cell_of(const BumpFamily& F, const Eigen::VectorXd& y, Eigen::Index* t = nullptr) {
+std::int64_t cell_of(const BumpFamily& F, const Eigen::Ref<const Eigen::VectorXd>& y, Eigen::Index* t = nullptr) {
   std::int64_t lin = 0, stride = 1;
   for (Eigen::Index j = 0; j < F.k; ++j) {
     const double u = std::floor((y(j) - F.grid_lo) / F.side);
@@ -44,7 +47,7 @@ std::int64_t cell_of(const BumpFamily& F, const Eigen::VectorXd& y, Eigen::Index
 }
 
 // Cell multi-index of y, clamped to the grid; false when y lies more than one cell outside it.
-bool cell_coords(const BumpFamily& F, const Eigen::VectorXd& y, Eigen::Index* t) {
+bool cell_coords(const BumpFamily& F, const Eigen::Ref<const Eigen::VectorXd>& y, Eigen::Index* t) {
   for (Eigen::Index j = 0; j < F.k; ++j) {
     const double u = std::floor((y(j) - F.grid_lo) / F.side);
     if (!(u >= -1) || u > static_cast<double>(F.cells_per_axis)) return false;
@@ -201,9 +204,8 @@ Eigen::MatrixXd gradient(const BumpFamily& F, const Eigen::VectorXd& sigma, cons
   for (Eigen::Index n = 0; n < X.cols(); ++n) {
     const std::int64_t v = cell_of(F, Y.col(n));
     if (v < 0) continue;
-    const Eigen::VectorXd diff = X.col(n) - F.centres.col(v);
-    const double r = diff.norm();
-    if (r > 0 && r < F.radius()) G.col(n) = -sigma(v) * F.L / r * diff;
+    const double r = (X.col(n) - F.centres.col(v)).norm();
+    if (r > 0 && r < F.radius()) G.col(n) = -sigma(v) * F.L / r * (X.col(n) - F.centres.col(v));
   }
   return G;
 }

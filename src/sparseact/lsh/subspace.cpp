@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <sparseact/core/lp.hpp>
+#include <sparseact/core/parallel.hpp>
 #include <sparseact/core/rng.hpp>
 
 namespace sparseact::lsh {
@@ -118,9 +119,12 @@ Eigen::MatrixXd sample_uniform(const Subspace& S, Eigen::Index N, std::uint64_t 
 
   Eigen::MatrixXd Y(k, N);
   const Eigen::Index blocks = (N + block_points - 1) / block_points;
-  long long proposals = 0, accepted = 0;
-#pragma omp parallel for schedule(dynamic) reduction(+ : proposals, accepted)
-  for (Eigen::Index b = 0; b < blocks; ++b) {
+  // Per-block counts, summed after the loop; the blocks allocate, so parallel_for carries a failure out
+  // of the parallel region.
+  std::vector<long long> block_proposals(static_cast<std::size_t>(blocks), 0), block_accepted(static_cast<std::size_t>(blocks), 0);
+  parallel_for(Eigen::Index{0}, blocks, [&](Eigen::Index b) {
+    long long& proposals = block_proposals[static_cast<std::size_t>(b)];
+    long long& accepted = block_accepted[static_cast<std::size_t>(b)];
     Rng rng(seed, stream_id(stream, static_cast<std::uint64_t>(b)));
     const Eigen::Index begin = b * block_points, end = std::min(N, begin + block_points);
     Eigen::VectorXd y(k);
@@ -162,7 +166,10 @@ Eigen::MatrixXd sample_uniform(const Subspace& S, Eigen::Index N, std::uint64_t 
       proposals += end - begin;
       accepted += end - begin;
     }
-  }
+  }, {.dynamic = true});
+  long long proposals = 0, accepted = 0;
+  for (Eigen::Index b = 0; b < blocks; ++b)
+    proposals += block_proposals[static_cast<std::size_t>(b)], accepted += block_accepted[static_cast<std::size_t>(b)];
   if (stats) {
     stats->method = rejection ? "rejection from the bounding box of P (exactly uniform)"
                               : "hit-and-run in P (approximately uniform; box acceptance below 1e-4)";

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <sparseact/core/parallel.hpp>
 #include <sparseact/core/rng.hpp>
 
 namespace sparseact::lsh {
@@ -36,6 +37,20 @@ void compositions(Eigen::Index d, int deg, std::vector<int>& cur, Eigen::Index i
 
 // Below about 2^16 flops per call a parallel region costs more than it saves.
 constexpr double min_parallel_work = 1 << 16;
+
+namespace {
+
+// The evaluation loops run over blocks of points, each block with its own scratch: the allocation can
+// throw, and parallel_for carries that out of the parallel region. Each point is computed alone, so the
+// values do not depend on the blocks or the thread count.
+template <class Body>
+void for_point_blocks(Eigen::Index N, bool parallel, Body&& body) {
+  constexpr Eigen::Index block = 256;
+  parallel_for(Eigen::Index{0}, (N + block - 1) / block,
+               [&](Eigen::Index b) { body(b * block, std::min(N, (b + 1) * block)); }, {.parallel = parallel});
+}
+
+}  // namespace
 
 // --- monomials --------------------------------------------------------------------------------------
 
@@ -131,11 +146,9 @@ Eigen::VectorXd RandomPolynomial::operator()(const Eigen::MatrixXd& X) const {
   const Eigen::Index N = X.cols(), D1 = degree_ + 1;
   Eigen::VectorXd out(N);
   const bool par = double(N) * double(factors_.size() + terms_.size()) >= min_parallel_work;
-#pragma omp parallel if (par)
-  {
+  for_point_blocks(N, par, [&](Eigen::Index begin, Eigen::Index end) {
     std::vector<double> pw(static_cast<std::size_t>(d_ * D1));
-#pragma omp for schedule(static)
-    for (Eigen::Index n = 0; n < N; ++n) {
+    for (Eigen::Index n = begin; n < end; ++n) {
       powers_table(X, n, D1, pw);
       double s = 0;
       for (std::size_t t = 0; t < terms_.size(); ++t) {
@@ -145,7 +158,7 @@ Eigen::VectorXd RandomPolynomial::operator()(const Eigen::MatrixXd& X) const {
       }
       out(n) = s;
     }
-  }
+  });
   return out;
 }
 
@@ -156,11 +169,9 @@ Eigen::MatrixXd RandomPolynomial::gradient(const Eigen::MatrixXd& X) const {
   const Eigen::Index N = X.cols(), D1 = degree_ + 1;
   Eigen::MatrixXd G = Eigen::MatrixXd::Zero(d_, N);
   const bool par = double(N) * double(factors_.size() + terms_.size()) * (degree_ + 1) >= min_parallel_work;
-#pragma omp parallel if (par)
-  {
+  for_point_blocks(N, par, [&](Eigen::Index begin, Eigen::Index end) {
     std::vector<double> pw(static_cast<std::size_t>(d_ * D1));
-#pragma omp for schedule(static)
-    for (Eigen::Index n = 0; n < N; ++n) {
+    for (Eigen::Index n = begin; n < end; ++n) {
       powers_table(X, n, D1, pw);
       for (std::size_t t = 0; t < terms_.size(); ++t) {
         for (std::size_t f = offsets_[t]; f < offsets_[t + 1]; ++f) {
@@ -172,7 +183,7 @@ Eigen::MatrixXd RandomPolynomial::gradient(const Eigen::MatrixXd& X) const {
         }
       }
     }
-  }
+  });
   return G;
 }
 
@@ -249,11 +260,9 @@ Eigen::VectorXd HypercubeFunction::operator()(const Eigen::MatrixXd& X) const {
   Eigen::VectorXd out(N);
   const std::size_t half = std::size_t{1} << (d_ - 1);
   const bool par = double(N) * double(v_.size()) >= min_parallel_work;
-#pragma omp parallel if (par)
-  {
+  for_point_blocks(N, par, [&](Eigen::Index begin, Eigen::Index end) {
     std::vector<double> w(half);
-#pragma omp for schedule(static)
-    for (Eigen::Index n = 0; n < N; ++n) {
+    for (Eigen::Index n = begin; n < end; ++n) {
       std::size_t m = half;
       {
         const double a = 0.5 * (1 - X(d_ - 1, n)), b = 0.5 * (1 + X(d_ - 1, n));
@@ -266,7 +275,7 @@ Eigen::VectorXd HypercubeFunction::operator()(const Eigen::MatrixXd& X) const {
       }
       out(n) = w[0];
     }
-  }
+  });
   return out;
 }
 
@@ -276,11 +285,9 @@ Eigen::MatrixXd HypercubeFunction::gradient(const Eigen::MatrixXd& X) const {
   Eigen::MatrixXd G(d_, N);
   const std::size_t full = std::size_t{1} << d_;
   const bool par = double(N) * double(v_.size()) >= min_parallel_work;
-#pragma omp parallel if (par)
-  {
+  for_point_blocks(N, par, [&](Eigen::Index begin, Eigen::Index end) {
     std::vector<double> W(full - 1), adj(full), nxt(full);
-#pragma omp for schedule(static)
-    for (Eigen::Index n = 0; n < N; ++n) {
+    for (Eigen::Index n = begin; n < end; ++n) {
       auto level = [&](Eigen::Index i) -> const double* { return i == d_ ? v_.data() : W.data() + ((std::size_t{1} << i) - 1); };
       for (Eigen::Index i = d_ - 1; i >= 0; --i) {
         const std::size_t m = std::size_t{1} << i;
@@ -304,7 +311,7 @@ Eigen::MatrixXd HypercubeFunction::gradient(const Eigen::MatrixXd& X) const {
         std::swap(adj, nxt);
       }
     }
-  }
+  });
   return G;
 }
 
