@@ -120,7 +120,7 @@ int main(int argc, char** argv) {
       nn::AdamW opt = nn::adamw_weights_only(net, lr, wd);
       if (model.algorithm1) opt.hooks.push_back(algorithm1_hook(net, c));
       nn::BatchStream stream(data, batch, seed, stream_id(2, m));
-      const auto segs = layer_segments(net);
+      const auto segs = nn::layer_segments(net);
       std::vector<Checkpoint> cps;
       nn::MlpModel mlp(net);
       nn::train(mlp, theta, opt, nn::constant_schedule(lr), stream, {.steps = steps, .log_every = every}, {}, [&](long t, const nn::Batch&) {
@@ -131,20 +131,22 @@ int main(int argc, char** argv) {
         cp.accuracy = cp.stats.accuracy;
         cp.bounds = bound_terms(net, cp.stats);
         const nn::HessianOperator H(net, theta, eval, nn::LossKind::cross_entropy);
-        TraceOptions to;
+        estimators::TraceOptions to;
         to.seed = seed;
         to.stream = stream_id(stream_id(3, m), static_cast<std::uint64_t>(t));
-        to.min_probes = 10;
-        to.max_probes = max_probes;
+        to.stop.min_samples = 10;
+        to.stop.max_samples = max_probes;
         to.batch = 10;
-        to.rel_tol = rel_tol;
-        const LayerTraces tr = hutchinson_layer_traces(H, segs, to);
-        cp.trace = tr.total.estimate;
-        cp.trace_half_width = tr.total.half_width;
-        cp.trace_se = tr.total.std_error;
-        cp.probes = tr.total.probes;
-        cp.layer_trace = tr.layer;
-        cp.layer_trace_se = tr.layer_std_error;
+        to.stop.rel_tol = rel_tol;
+        const estimators::TraceEstimate tr = hutchinson_layer_traces(H, to);
+        cp.trace = tr.estimate;
+        cp.trace_half_width = tr.half_width;
+        cp.trace_se = tr.std_error;
+        cp.probes = tr.probes;
+        for (const estimators::SegmentTrace& layer : tr.segments) {
+          cp.layer_trace.push_back(layer.estimate);
+          cp.layer_trace_se.push_back(layer.std_error);
+        }
         const BoundTerms& b = cp.bounds;
         table.add_row({double(m), double(t), cp.loss, cp.accuracy, cp.trace, cp.trace_half_width, double(cp.probes), b.lemma4,
                        b.lemma5, b.theorem2, b.corollary1, b.theorem3, b.theorem3_relu, std::abs(cp.trace - b.lemma4) / std::abs(cp.trace)});

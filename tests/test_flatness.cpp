@@ -7,7 +7,7 @@
 #include <limits>
 
 #include <sparseact/core/rng.hpp>
-#include <sparseact/core/trace_estimators.hpp>
+#include <sparseact/core/estimators/hutchinson.hpp>
 #include <sparseact/flatness/hessian_trace.hpp>
 #include <sparseact/flatness/layer_stats.hpp>
 #include <sparseact/flatness/refine.hpp>
@@ -144,35 +144,40 @@ TEST_CASE("per-layer Hessian traces: exact against the full Hessian, Hutchinson 
   const HessianOperator op(net, theta, b, LossKind::cross_entropy);
   const Eigen::MatrixXd H = hessian(net, theta, b, LossKind::cross_entropy);
   const auto segs = layer_segments(net);
-  const LayerTraces ex = exact_layer_traces(op, segs, 7);
-  CHECK(ex.total.estimate == Approx(H.trace()).epsilon(1e-12));
-  for (std::size_t l = 0; l < segs.size(); ++l)
-    CHECK(ex.layer[l] == Approx(H.block(segs[l].offset, segs[l].offset, segs[l].size, segs[l].size).trace()).epsilon(1e-12));
+  const estimators::TraceEstimate ex = exact_layer_traces(op, 7);
+  CHECK(ex.estimate == Approx(H.trace()).epsilon(1e-12));
+  REQUIRE(ex.segments.size() == segs.size());
+  for (std::size_t l = 0; l < segs.size(); ++l) {
+    CHECK(ex.segments[l].name == net.layers[l].name);
+    CHECK(ex.segments[l].estimate ==
+          Approx(H.block(segs[l].offset, segs[l].offset, segs[l].size, segs[l].size).trace()).epsilon(1e-12));
+  }
 
-  TraceOptions opt;
+  estimators::TraceOptions opt;
   opt.seed = 3;
-  opt.min_probes = opt.max_probes = 400;
-  const LayerTraces hu = hutchinson_layer_traces(op, segs, opt);
-  // the whole-network part is exactly core's Hutchinson on the same probes
-  const TraceEstimate core = hutchinson(op, opt);
-  CHECK(hu.total.estimate == Approx(core.estimate).epsilon(1e-12));
-  CHECK(hu.total.std_error == Approx(core.std_error).epsilon(1e-12));
+  opt.stop.min_samples = opt.stop.max_samples = 400;
+  const estimators::TraceEstimate hu = hutchinson_layer_traces(op, opt);
+  // the whole-network part is exactly the whole-network Hutchinson on the same probes
+  const estimators::TraceEstimate whole = estimators::hutchinson(op, opt);
+  CHECK(hu.estimate == whole.estimate);
+  CHECK(hu.std_error == whole.std_error);
+  REQUIRE(hu.segments.size() == segs.size());
   double sum = 0.0;
   for (std::size_t l = 0; l < segs.size(); ++l) {
     INFO("layer " << l);
-    CHECK(std::abs(hu.layer[l] - ex.layer[l]) <= 4.5 * hu.layer_std_error[l] + 1e-12);
-    sum += hu.layer[l];
+    CHECK(std::abs(hu.segments[l].estimate - ex.segments[l].estimate) <= 4.5 * hu.segments[l].std_error + 1e-12);
+    sum += hu.segments[l].estimate;
   }
-  CHECK(sum == Approx(hu.total.estimate).epsilon(1e-10));
-  CHECK(std::abs(hu.total.estimate - ex.total.estimate) <= 4.5 * hu.total.std_error);
+  CHECK(sum == Approx(hu.estimate).epsilon(1e-10));
+  CHECK(std::abs(hu.estimate - ex.estimate) <= 4.5 * hu.std_error);
   // the stopping rule stops once the interval is narrow enough
-  TraceOptions rule;
+  estimators::TraceOptions rule;
   rule.seed = 4;
-  rule.rel_tol = 0.05;
-  rule.max_probes = 5000;
-  const LayerTraces stopped = hutchinson_layer_traces(op, segs, rule);
-  CHECK(stopped.total.converged);
-  CHECK(stopped.total.half_width <= 0.05 * std::abs(stopped.total.estimate));
+  rule.stop.rel_tol = 0.05;
+  rule.stop.max_samples = 5000;
+  const estimators::TraceEstimate stopped = hutchinson_layer_traces(op, rule);
+  CHECK(stopped.converged);
+  CHECK(stopped.half_width <= 0.05 * std::abs(stopped.estimate));
 }
 
 TEST_CASE("Theorem 7: the paper's effective windows and eq. (11) margin", "[flatness]") {

@@ -13,7 +13,6 @@
 #include <sparseact/core/rng.hpp>
 #include <sparseact/spectral/esd.hpp>
 #include <sparseact/spectral/init.hpp>
-#include <sparseact/spectral/lanczos.hpp>
 #include <sparseact/spectral/marchenko_pastur.hpp>
 #include <sparseact/spectral/projection_bound.hpp>
 #include <sparseact/spectral/spectrum.hpp>

@@ -11,7 +11,7 @@
 // entry (LayerNorm's γ, β and all biases included), so that no block of H_θ is trivially zero.
 //
 // Ours: nn::HessianOperator (forward + backward once, then exact H·v by the R-operator) with the
-// probes applied through perform_op_block in batches of --block columns, as sparseact::hutchinson
+// probes applied through perform_op_block in batches of --block columns, as estimators::hutchinson
 // does; timed: the operator's construction, the products and the zᵀHz dots.
 // PyTorch (hutchinson_vs_torch.py under Debian's /usr/bin/python3, float64): the same network
 // rebuilt from the tensors we export as .npy, torch.autograd.grad(loss, params, create_graph=True)
@@ -22,8 +22,8 @@
 // interleaved, ours then PyTorch (one peer process per repeat), so that a change of the machine's
 // load hits both alike.
 //
-// Same probes: the --probes Rademacher vectors are trace_detail::rademacher_columns, exactly the
-// probes sparseact::hutchinson draws (probe j from Rng(seed, stream_id(stream, j))), handed over as
+// Same probes: the --probes Rademacher vectors are estimators::rademacher_columns, exactly the
+// probes estimators::hutchinson draws (probe j from Rng(seed, stream_id(stream, j))), handed over as
 // one P×k .npy; PyTorch splits each into per-tensor pieces of θ's column-major layout. Both HVPs
 // are exact, so every single zᵀHz must agree up to rounding: max_j |q_j − q_j^torch| / max_j |q_j|
 // ≤ 1e-9, and with it the estimates. H z of probe 0 is compared entry by entry too.
@@ -57,7 +57,8 @@
 #include <sparseact/core/npy.hpp>
 #include <sparseact/core/rng.hpp>
 #include <sparseact/core/stats.hpp>
-#include <sparseact/core/trace_estimators.hpp>
+#include <sparseact/core/estimators/hutchinson.hpp>
+#include <sparseact/core/estimators/probes.hpp>
 #include <sparseact/nn/backprop.hpp>
 #include <sparseact/nn/hvp.hpp>
 #include <sparseact/nn/idx.hpp>
@@ -159,7 +160,7 @@ int main(int argc, char** argv) {
   analysis.scaled_option("--probes", probes, 20, 100, "Rademacher probes (Hessian-vector products)")->check(CLI::Range(2, 10000));
   analysis.scaled_option("--width", width, 64, 256, "hidden width d and block width n (784-d-d-10)")->check(CLI::Range(2, 4096));
   analysis.scaled_option("--repeats", repeats, 1, 3, "timing repeats; the median is reported")->check(CLI::Range(1, 1000));
-  app.add_option("--block", block, "probes per perform_op_block call (sparseact::hutchinson's TraceOptions::batch)")
+  app.add_option("--block", block, "probes per perform_op_block call (estimators::hutchinson's TraceOptions::batch)")
       ->check(CLI::Range(1, 1024))->capture_default_str();
   app.add_option("--sgd-steps", sgd_steps, "SGD steps (lr 0.1) on the batch from the initialisation, before the noise")
       ->check(CLI::Range(0, 10000))->capture_default_str();
@@ -218,7 +219,7 @@ int main(int argc, char** argv) {
 
     // The probes: hutchinson's, column j from Rng(seed, stream_id(kProbeStream, j)).
     Eigen::MatrixXd Z;
-    trace_detail::rademacher_columns(Z, P, 0, probes, a.common.seed, kProbeStream);
+    estimators::rademacher_columns(Z, P, 0, probes, a.common.seed, kProbeStream);
 
     // Hand-over: every tensor as its rows×cols matrix (numpy reads it row-major in that shape), the
     // batch, the probes, and the layout of θ.
@@ -294,12 +295,12 @@ int main(int argc, char** argv) {
                                            hz0_torch.size(), probes, P));
     const double torch_estimate = quad_torch.mean();
 
-    // The library's own call draws the same probes: sparseact::hutchinson stopped after the first
+    // The library's own call draws the same probes: estimators::hutchinson stopped after the first
     // block must give the mean of the timed loop's first block (untimed; it is what the loop reproduces).
     const Eigen::Index lib_probes = std::min<Eigen::Index>(std::max(block, 2), probes);
-    TraceOptions topt{.seed = a.common.seed, .stream = kProbeStream, .min_probes = lib_probes, .max_probes = lib_probes,
-                      .batch = block, .rel_tol = 0.0};
-    const TraceEstimate lib = hutchinson(nn::HessianOperator(net, theta, batch, nn::LossKind::cross_entropy), topt);
+    const estimators::TraceOptions topt{.seed = a.common.seed, .stream = kProbeStream, .batch = block,
+                                        .stop = {.min_samples = lib_probes, .max_samples = lib_probes, .rel_tol = 0.0}};
+    const estimators::TraceEstimate lib = estimators::hutchinson(nn::HessianOperator(net, theta, batch, nn::LossKind::cross_entropy), topt);
     const double loop_head_mean = ours.quad.head(lib_probes).mean();
 
     // Where our time goes (informational): a gradient, the operator's construction, one product
@@ -382,11 +383,11 @@ int main(int argc, char** argv) {
     at_most(a, {.id = "agree",
                  .claim = "§3.4 (tr H_θ as the flatness measure)",
                  .statement = "the same probes through two exact HVPs give the same zᵀHz: max_j |q_j − q_j^torch| / max_j |q_j^torch| "
-                              "≤ 1e-9, likewise ‖H z₀ − H z₀^torch‖_∞ / ‖H z₀^torch‖_∞, and sparseact::hutchinson draws the "
+                              "≤ 1e-9, likewise ‖H z₀ − H z₀^torch‖_∞ / ‖H z₀^torch‖_∞, and estimators::hutchinson draws the "
                               "probes the timed loop uses",
                  .note = fmt::format("{}: per-probe zᵀHz {:.3g} (relative to each value {:.3g}), H z₀ {:.3g}; estimate ours "
                                      "{:.12g} vs PyTorch {:.12g} (relative {:.3g}; Hutchinson's standard error {:.3g}); "
-                                     "sparseact::hutchinson over the first {} probes {:.12g} vs the loop's {:.12g} ({:.3g}); "
+                                     "estimators::hutchinson over the first {} probes {:.12g} vs the loop's {:.12g} ({:.3g}); "
                                      "loss ours {:.12g} vs PyTorch {:.12g} (relative {:.3g}).",
                                      shape, err_quad, err_quad_each, err_hz0, ours_estimate, torch_estimate, err_estimate, std_error,
                                      lib_probes, lib.estimate, loop_head_mean, err_lib, ours.loss, torch_loss, err_loss)},
@@ -430,7 +431,7 @@ int main(int argc, char** argv) {
                        {"loss_init", loss_init}, {"loss", ours.loss}};
     r.data["batch"] = {{"data", "Fashion-MNIST train, first images, real labels"}, {"size", batch_size},
                        {"file", fm.images_file.string()}};
-    r.data["probes"] = {{"count", probes}, {"block", block}, {"kind", "Rademacher, trace_detail::rademacher_columns"},
+    r.data["probes"] = {{"count", probes}, {"block", block}, {"kind", "Rademacher, estimators::rademacher_columns"},
                         {"seed", a.common.seed}, {"stream", kProbeStream}};
     r.data["estimate"] = {{"ours", ours_estimate}, {"peer", torch_estimate}, {"std_error", std_error},
                           {"sparseact_hutchinson_first_probes", lib_probes}, {"sparseact_hutchinson", lib.estimate},

@@ -21,7 +21,6 @@
 
 #include <Eigen/Core>
 
-#include <sparseact/flatness/hessian_trace.hpp>
 #include <sparseact/nn/backprop.hpp>
 #include <sparseact/nn/loss.hpp>
 #include <sparseact/nn/mlp.hpp>
@@ -70,13 +69,6 @@ std::vector<BlockStats> forward_sparsity(const nn::Mlp& net, const Eigen::Vector
 /// ‖a‖²‖b‖²; biases, LN scales/shifts and zeroth biases are vectors.
 Eigen::MatrixXd per_sample_layer_grad_sq(const nn::Mlp& net, const Eigen::VectorXd& theta,
                                          const nn::ForwardCache& fwd, const nn::BackwardCache& bwd);
-
-/// Mlp::layers as parameter segments, for the per-layer traces of hessian_trace.hpp.
-inline std::vector<Segment> layer_segments(const nn::Mlp& net) {
-  std::vector<Segment> out;
-  for (const nn::LayerInfo& l : net.layers) out.push_back({l.offset, l.size});
-  return out;
-}
 
 /// Right-hand sides of the bounds, summed over blocks (paper 001):
 struct BoundTerms {

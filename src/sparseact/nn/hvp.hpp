@@ -18,16 +18,20 @@
 //       with q = δx̂ − m₁ − x̂ m₂ (m₁ = mean δx̂, m₂ = mean(δx̂ ⊙ x̂)) and δh = r q:
 //       R{δh} = r [ (R{r}/r) q + R{δx̂} − R{m₁} − R{x̂} m₂ − x̂ R{m₂} ]   (LayerNorm's second order)
 // σ'' is taken piecewise (activation.hpp); at kinks of σ' the Hessian is that of the active pieces.
+#include <vector>
+
 #include <Eigen/Core>
 
+#include <sparseact/core/ops/segments.hpp>
 #include <sparseact/nn/backprop.hpp>
 #include <sparseact/nn/loss.hpp>
 #include <sparseact/nn/mlp.hpp>
 
 namespace sparseact::nn {
 
-/// H_θ as an operator in Spectra's MatOp sense (rows(), cols(), perform_op): the forward and
-/// backward passes at θ are done once, each product costs one R-forward and one R-backward pass.
+/// H_θ as an operator in Spectra's MatOp sense (rows(), cols(), perform_op; core/ops/apply.hpp): the
+/// forward and backward passes at θ are done once, each product costs one R-forward and one
+/// R-backward pass. Its segments() are the network's layers, so core/estimators reduce per layer.
 /// Keeps pointers to `net` and `batch`, which must outlive it; θ is copied. perform_op is const and
 /// thread-safe (products may run in parallel).
 class HessianOperator {
@@ -41,6 +45,8 @@ class HessianOperator {
   /// numbers do not depend on the thread count.
   void perform_op_block(const double* x_in, double* y_out, Eigen::Index ncols) const;
   Eigen::VectorXd apply(const Eigen::VectorXd& v) const;
+  /// The layers θ_l of the network as segments of θ (core/ops/segments.hpp's convention).
+  std::vector<ops::Segment> segments() const { return layer_segments(*net_); }
 
   double loss() const { return loss_; }
   const Eigen::VectorXd& gradient() const { return grad_; }

@@ -27,6 +27,7 @@
 
 #include <Eigen/Core>
 
+#include <sparseact/core/ops/segments.hpp>
 #include <sparseact/nn/activation.hpp>
 
 namespace sparseact::nn {
@@ -84,6 +85,13 @@ struct Mlp {
 
 /// Lays out the parameters; throws std::invalid_argument on a bad configuration.
 Mlp make_mlp(const MlpConfig& config);
+
+/// Mlp::layers as segments of θ (core/ops/segments.hpp), named after the layers; they partition θ.
+inline std::vector<ops::Segment> layer_segments(const Mlp& net) {
+  std::vector<ops::Segment> out;
+  for (const LayerInfo& l : net.layers) out.push_back({l.offset, l.size, l.name});
+  return out;
+}
 
 using MatrixMap = Eigen::Map<Eigen::MatrixXd>;
 using ConstMatrixMap = Eigen::Map<const Eigen::MatrixXd>;

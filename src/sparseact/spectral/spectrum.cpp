@@ -8,6 +8,8 @@
 #include <lapacke.h>
 #include <fmt/format.h>
 
+#include <sparseact/core/estimators/lanczos.hpp>
+#include <sparseact/core/ops/gram.hpp>
 #include <sparseact/cuda/gram_eigen.hpp>
 
 namespace sparseact::spectral {
@@ -76,6 +78,14 @@ std::vector<Spectrum> kkt_spectra(const std::vector<Eigen::MatrixXd>& Ks, Device
 Eigen::VectorXd kkt_eigenvalues_direct(const Eigen::MatrixXd& K) {
   Eigen::MatrixXd KKt = K * K.transpose();
   return symmetric_eigenvalues(std::move(KKt));
+}
+
+ExtremeEigenvalues kkt_extreme_eigenvalues(const Eigen::MatrixXd& K, int nev, double tol) {
+  const ops::SmallGramOp<Eigen::MatrixXd> op(K);
+  ExtremeEigenvalues e;
+  e.largest = estimators::lanczos_eigenvalues(op, nev, true, tol, &e.iterations);
+  e.smallest = estimators::lanczos_eigenvalues(op, nev, false, tol, &e.iterations);
+  return e;
 }
 
 }  // namespace sparseact::spectral

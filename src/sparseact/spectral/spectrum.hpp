@@ -52,4 +52,16 @@ Eigen::VectorXd kkt_eigenvalues_direct(const Eigen::MatrixXd& K);
 /// Eigenvalues (ascending) of a symmetric matrix by LAPACK dsyevd; only the lower triangle is read.
 Eigen::VectorXd symmetric_eigenvalues(Eigen::MatrixXd A);
 
+struct ExtremeEigenvalues {
+  Eigen::VectorXd largest;   ///< descending
+  Eigen::VectorXd smallest;  ///< ascending
+  Eigen::Index iterations = 0;
+};
+
+/// The `nev` largest and smallest eigenvalues of the smaller Gram matrix of K (the extreme nonzero
+/// eigenvalues of K Kᵀ when K has full rank), without forming either Gram matrix: Spectra's
+/// restarted Lanczos (core/estimators/lanczos.hpp) on ops::SmallGramOp, for sizes where even the
+/// smaller Gram matrix is too large to form. Relative tolerance `tol`.
+ExtremeEigenvalues kkt_extreme_eigenvalues(const Eigen::MatrixXd& K, int nev = 1, double tol = 1e-10);
+
 }  // namespace sparseact::spectral
