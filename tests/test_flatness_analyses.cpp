@@ -3,8 +3,10 @@
 // The tiny sizes exercise the code paths, not the claims: verdicts are not asserted here.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -54,6 +56,32 @@ TEST_CASE("paper 001 training analyses: tiny runs write complete, contract-confo
         if (!c["holds"].get<bool>()) return false;
       return true;
     }());
+  }
+}
+
+TEST_CASE("flatness_bounds, sparsity_training, weird_activation: per-point checks list every point in detail", "[analysis][flatness]") {
+  // id → points the tiny flags above give: 2 checkpoints, 1 paired seed, 4 networks × 2 blocks
+  const std::pair<const char*, std::size_t> per_point[3][2] = {{{"lemma5_exact_vanilla", 2}, {"lemma5_exact_db_mlp", 2}},
+                                                                {{"training_sparsity_lower", 1}, {"testing_sparsity_lower", 1}},
+                                                                {{"flat_area_majority", 4}, {"activations_not_sparse", 8}}};
+  for (int i = 0; i < 3; ++i) {
+    const Tiny& t = kTiny[i];
+    INFO(t.name);
+    const fs::path out = fresh_dir(std::string("points_") + t.name);
+    REQUIRE(run(std::string(t.name) + " " + t.flags + " --out " + out.string()).code != 2);
+    const json j = read_json(out / (std::string(t.name) + ".json"));
+    for (const auto& c : j["checks"]) {
+      INFO(c["id"]);
+      CHECK((c["measured"].is_number() || (c["measured"].is_string() && c["measured"].get<std::string>().size() <= 100)));
+      CHECK(!c["detail"].is_null());
+    }
+    for (const auto& [id, n] : per_point[i]) {
+      INFO(id);
+      const auto c = std::find_if(j["checks"].begin(), j["checks"].end(), [&](const json& x) { return x["id"] == id; });
+      REQUIRE(c != j["checks"].end());
+      CHECK((*c)["detail"]["points"].size() == n);
+      CHECK((*c)["measured"].get<std::string>().find(" of " + std::to_string(n) + " ") != std::string::npos);
+    }
   }
 }
 

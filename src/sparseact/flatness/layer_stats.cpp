@@ -12,12 +12,13 @@ constexpr double kValueTol = 1e-6;  // §6: activations within 1e-6 of Δy count
 // Forward-only sparsity of one block's cache.
 void sparsity(const nn::Activation& act, const nn::BlockCache& c, BlockStats& st) {
   const Eigen::Index N = c.pre.size();
-  Eigen::Index active = 0, grad_nonzero = 0, flat = 0;
+  Eigen::Index active = 0, grad_nonzero = 0, flat = 0, zero = 0;
   const bool weird = act.kind == nn::ActivationKind::weird_j_squared_relu;
   for (Eigen::Index i = 0; i < N; ++i) {
     const double a = c.act.data()[i], g = c.d1.data()[i], p = c.pre.data()[i] - act.dx;
     const bool off = std::abs(a - act.dy) <= kValueTol;
     if (!off) ++active;
+    if (std::abs(a) <= kValueTol) ++zero;
     if (g != 0.0) ++grad_nonzero;
     if (weird ? (off && std::abs(p) <= act.w_half) : g == 0.0) ++flat;
   }
@@ -25,6 +26,7 @@ void sparsity(const nn::Activation& act, const nn::BlockCache& c, BlockStats& st
   st.activation_density = static_cast<double>(active) / n;
   st.gradient_density = static_cast<double>(grad_nonzero) / n;
   st.flat_fraction = static_cast<double>(flat) / n;
+  st.zero_fraction = static_cast<double>(zero) / n;
 }
 
 }  // namespace

@@ -16,7 +16,8 @@
 // Sparsity as §3.3 measures it: the fraction of entries of α that are nonzero (for shifted
 // activations, that differ from Δy by more than 1e-6, as §6 does), the fraction of γ that is nonzero,
 // and §6's flat-area fraction: P − Δx ∈ [−w_half, w_half] and |α − Δy| ≤ 1e-6 (for other
-// activations the flat area is where σ' = 0).
+// activations the flat area is where σ' = 0). §6 also counts exact zeros, |α| ≤ 1e-6: a shifted
+// activation (Δy ≠ 0) can be gradient-sparse without them.
 #include <vector>
 
 #include <Eigen/Core>
@@ -31,6 +32,7 @@ struct BlockStats {
   double activation_density = 0;  ///< fraction of α entries ≠ Δy (|·| > 1e-6): "activated neurons"
   double gradient_density = 0;    ///< fraction of γ entries ≠ 0
   double flat_fraction = 0;       ///< fraction of pre-activations in the flat area (§6)
+  double zero_fraction = 0;       ///< fraction of α entries with |α| ≤ 1e-6 (§6: "not sparse" when small)
   double eta_sq = 0;              ///< E‖η‖²
   double x_sq = 0;                ///< E‖x + d‖²
   double x_eta = 0;               ///< E‖x + d‖²‖η‖² = E‖∇_K ℓ‖²   (Theorem 2's second term)
@@ -60,7 +62,7 @@ struct FlatnessStats {
 FlatnessStats flatness_stats(const nn::Mlp& net, const Eigen::VectorXd& theta, const nn::Batch& batch,
                              nn::LossKind kind);
 
-/// Only the forward-pass sparsity (activation density, gradient density, flat fraction) per block,
+/// Only the forward-pass sparsity (activation, gradient and zero densities, flat fraction) per block,
 /// e.g. on test data: no labels needed.
 std::vector<BlockStats> forward_sparsity(const nn::Mlp& net, const Eigen::VectorXd& theta, const Eigen::MatrixXd& x);
 
