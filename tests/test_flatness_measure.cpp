@@ -7,7 +7,7 @@
 #include <vector>
 
 #include <sparseact/core/rng.hpp>
-#include <sparseact/core/trace_estimators.hpp>
+#include <sparseact/core/estimators/hutchinson.hpp>
 #include <sparseact/flatness/checkpoint.hpp>
 #include <sparseact/flatness/hessian_trace.hpp>
 #include <sparseact/flatness/layer_stats.hpp>
