@@ -207,7 +207,7 @@ int main(int argc, char** argv) {
     for_all(a, {.id = "beta_over_p_below_1", .claim = "Section 8.5", .statement = "β/p < 1 for every run, layer average, both x and η",
                 .note = "With T = aS built from the same vectors, ‖T − I‖_F² = p − tr(T), so β/p = √(1 − a/p) < 1 by construction "
                         "(flatness/theorem7.hpp); this check confirms the measured β, computed directly from T − I, obeys it. " + setting},
-            Relation::less, betas, "runs × {x, η}");
+            Relation::less, betas, "β/p values (runs × {x, η})");
 
     // --- Figures ----------------------------------------------------------------------------------
     r.data["experiment"] = add_figures(a, ps, wds, runs);
