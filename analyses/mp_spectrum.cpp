@@ -27,6 +27,38 @@ using namespace sparseact;
 using namespace sparseact::app;
 using namespace sparseact::spectral;
 
+namespace {
+
+/// --weights: a checkpoint's matrix, refused (exit 2) when the law cannot be compared with it.
+Eigen::MatrixXd load_weights(const std::string& weights) {
+  Eigen::MatrixXd K = load_matrix(weights);
+  if (K.rows() < 2 || K.cols() < 2) throw InputError(fmt::format("--weights {}: need a matrix of at least 2x2, got {}x{}", weights, K.rows(), K.cols()));
+  if (!K.allFinite()) throw InputError(fmt::format("--weights {}: matrix has NaN or infinite entries", weights));
+  if (K.squaredNorm() == 0) throw InputError(fmt::format("--weights {}: matrix is zero", weights));
+  return K;
+}
+
+/// The pooled nonzero eigenvalues against the law conditioned on λ > 0, the bound annotated.
+plot::Figure esd_figure(const std::vector<double>& pooled, const MarchenkoPastur& law, int n, int d, int trials,
+                        const std::string& source, double max_ratio, double zero_fraction) {
+  plot::Figure fig{.name = "mp_spectrum_esd",
+                   .title = fmt::format("Nonzero eigenvalues of K Kᵀ, n = {}, d = {} ({})", n, d, source),
+                   .xlabel = "eigenvalue λ of K Kᵀ",
+                   .ylabel = "density (nonzero part)"};
+  fig.histograms.push_back({.values = pooled, .bins = 80, .label = fmt::format("empirical, {} trial{}", trials, trials > 1 ? "s" : "")});
+  std::vector<double> xs;
+  std::vector<double> ys = law.density_grid(400, &xs);
+  for (auto& y : ys) y /= law.continuous_mass();
+  fig.series.push_back({.x = xs, .y = ys, .label = fmt::format("Marchenko–Pastur, c = {:.3g}", law.c()), .color = "black"});
+  fig.lines.push_back({.at = law.a(), .vertical = true, .label = "edges a, b"});
+  fig.lines.push_back({.at = law.b(), .vertical = true});
+  fig.annotations.push_back({.x = 0.48, .y = 0.72, .text = fmt::format("λ_max/λ_min⁺ ≤ {:.3f}  (limit {:.3g})", max_ratio, ratio_limit(law.c())), .graph = true});
+  fig.annotations.push_back({.x = 0.48, .y = 0.66, .text = fmt::format("zero fraction {:.4f}  (1 − d/n = {:.4f})", zero_fraction, zero_fraction_limit(n, d)), .graph = true});
+  return fig;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   Analysis analysis({.name = "mp_spectrum",
                      .paper = "001",
@@ -54,97 +86,71 @@ int main(int argc, char** argv) {
     // --- Run: the matrices and their spectra -------------------------------------------------
     std::vector<Eigen::MatrixXd> Ks;
     double sigma2 = 0;  // entry variance
-    std::string source;
+    std::string source = fmt::format("{} {} initialisation", init_name, dist_name);
     if (!weights.empty()) {
-      Ks.push_back(load_matrix(weights));
-      if (Ks[0].rows() < 2 || Ks[0].cols() < 2) throw InputError(fmt::format("--weights {}: need a matrix of at least 2x2, got {}x{}", weights, Ks[0].rows(), Ks[0].cols()));
-      if (!Ks[0].allFinite()) throw InputError(fmt::format("--weights {}: matrix has NaN or infinite entries", weights));
-      if (Ks[0].squaredNorm() == 0) throw InputError(fmt::format("--weights {}: matrix is zero", weights));
-      n = static_cast<int>(Ks[0].rows());
-      d = static_cast<int>(Ks[0].cols());
+      Ks.push_back(load_weights(weights));
+      n = static_cast<int>(Ks[0].rows()), d = static_cast<int>(Ks[0].cols()), trials = 1;
       sigma2 = Ks[0].squaredNorm() / (static_cast<double>(n) * d);  // the law's σ², estimated
-      trials = 1;
       source = "weights " + weights;
     } else {
       if (n == d) throw InputError("--n, --d: Theorem 5 assumes n ≠ d (the ratio limit is infinite at c = 1)");
       const Init init = parse_init(init_name);
-      const Distribution dist = parse_distribution(dist_name);
       sigma2 = init_variance(init, n, d);
-      auto progress = a.progress("drawing K", static_cast<std::size_t>(trials));
-      for (int t = 0; t < trials; ++t) {
-        Ks.push_back(init_weights(n, d, init, dist, a.common.seed, static_cast<std::uint64_t>(t)));
-        progress->advance();
-      }
-      source = fmt::format("{} {} initialisation", init_name, dist_name);
+      for (int t = 0; t < trials; ++t)
+        Ks.push_back(init_weights(n, d, init, parse_distribution(dist_name), a.common.seed, static_cast<std::uint64_t>(t)));
     }
-    // The GPU takes the batch at once (buffers reused); the CPU goes matrix by matrix, with progress.
     std::vector<Spectrum> spectra;
-    if (a.common.device == Device::cuda) {
-      spectra = kkt_spectra(Ks, Device::cuda);
-    } else {
-      auto progress = a.progress("spectra", Ks.size());
-      for (const auto& K : Ks) {
-        spectra.push_back(kkt_spectrum(K));
-        progress->advance();
-      }
-    }
+    auto progress = a.progress("spectra", Ks.size());
+    if (a.common.device == Device::cuda) spectra = kkt_spectra(Ks, Device::cuda);  // the batch at once, buffers reused
+    else for (const auto& K : Ks) spectra.push_back(kkt_spectrum(K)), progress->advance();
 
     const double c = static_cast<double>(n) / d;  // paper 001 Theorem 5: c = n/d
     const double limit = ratio_limit(c);
-    // K Kᵀ = d σ² S with S = (1/d) K Kᵀ/σ² ~ MP(c) (Theorem 1 with p = n rows, d columns).
-    const MarchenkoPastur law(c, sigma2 * d);
-    const int expected_zeros = std::max(n - d, 0);
-    const double expected_zero_fraction = static_cast<double>(expected_zeros) / n;
-    // Tracy–Widom allowance for the ratio at family-wise level α over all trials (Bonferroni).
-    const RatioInterval tw = wishart_ratio_interval(n, d, alpha / trials);
+    const MarchenkoPastur law(c, sigma2 * d);  // K Kᵀ = d σ² S with S ~ MP(c) (Theorem 1: p = n rows, d columns)
+    const Eigen::Index expected_zeros = std::max(n - d, 0);
+    const double expected_zero_fraction = zero_fraction_limit(n, d);
+    const RatioInterval tw = wishart_ratio_interval(n, d, alpha / trials);  // family-wise level α (Bonferroni)
 
     Table per_trial{"trials", {"trial", "lambda_max", "lambda_min_nonzero", "ratio", "excess", "zero_fraction", "ks_distance"}, {}};
     Table eig_table{"eigenvalues", {"trial", "index", "eigenvalue"}, {}};
     double max_ratio = 0, mean_ratio = 0, mean_ks = 0;
-    bool zeros_match = true;
-    std::vector<double> pooled;  // nonzero eigenvalues of all trials, for the histogram
+    std::vector<Point> zero_counts;
+    std::vector<double> pooled, zero_fractions, ratios;  // pooled: nonzero eigenvalues of all trials, for the histogram
     for (int t = 0; t < trials; ++t) {
       const Spectrum& s = spectra[t];
       const double ks = ks_distance(s.all_eigenvalues(), law);
       per_trial.add_row({double(t), s.lambda_max(), s.lambda_min_nonzero(), s.ratio(), s.ratio() - limit, s.zero_fraction(), ks});
       const Eigen::VectorXd nz = s.nonzero();
-      for (Eigen::Index i = 0; i < nz.size(); ++i) {
-        eig_table.add_row({double(t), double(i), nz(i)});
-        pooled.push_back(nz(i));
-      }
+      for (Eigen::Index i = 0; i < nz.size(); ++i) eig_table.add_row({double(t), double(i), nz(i)}), pooled.push_back(nz(i));
       max_ratio = std::max(max_ratio, s.ratio());
       mean_ratio += s.ratio() / trials;
       mean_ks += ks / trials;
-      zeros_match = zeros_match && s.zeros() == expected_zeros;
+      zero_counts.push_back({fmt::format("trial {}", t), double(std::abs(s.zeros() - expected_zeros)), 0.0});
+      zero_fractions.push_back(s.zero_fraction());
+      ratios.push_back(s.ratio());
     }
 
     // --- Checks ----------------------------------------------------------------------------------
     const std::string weights_note =
         weights.empty() ? "" : " Matrix from " + weights + ", compared with the law at its shape and its mean square entry; "
                                "Theorem 5 assumes i.i.d. centred entries, which trained weights need not satisfy.";
-    r.add_check({.id = "thm5_ratio",
-                 .claim = "paper 001 Theorem 5",
-                 .statement = "λ_max/λ_min⁺ of K Kᵀ ≤ ((1+√c)/(1−√c))², c = n/d, up to the finite-size edge fluctuation",
-                 .predicted = limit,
-                 .measured = max_ratio,
-                 .holds = max_ratio <= tw.hi,
-                 .tolerance = {{"allowance", tw.hi - limit},
-                               {"upper", tw.hi},
-                               {"derivation", fmt::format("Tracy–Widom (β=1) quantiles of λ_max and λ_min⁺ of a {}x{} Wishart matrix "
-                                                          "(Johnstone 2001, Ma 2012 centring), each edge at level α/(2·trials), α = {}",
-                                                          n, d, alpha)}},
-                 .note = fmt::format("Largest of {} trials ({}). Mean ratio {:.4f}; finite-size excess over the limit {:+.4f} "
-                                     "(Tracy–Widom predicts {:+.4f} at the TW means: the ratio approaches the limit from below).{}",
-                                     trials, source, mean_ratio, mean_ratio - limit, tw.at_mean - limit, weights_note)});
-    r.add_check({.id = "thm5_zero_fraction",
-                 .claim = "paper 001 Theorem 5",
-                 .statement = "fraction of zero eigenvalues of K Kᵀ = 1 − d/n when n > d, 0 when d > n",
-                 .predicted = expected_zero_fraction,
-                 .measured = spectra[0].zero_fraction(),
-                 .holds = zeros_match,
-                 .tolerance = {{"rank_threshold", "eigenvalue ≤ max(n,d)·ε·λ_max counts as zero"}, {"count", 0}},
-                 .note = fmt::format("Zero count n − rank(K) with the rank from the {}x{} Gram matrix; exact in every trial: {}.{}",
-                                     std::min(n, d), std::min(n, d), zeros_match ? "yes" : "no", weights_note)});
+    Check& ratio = at_most(a, {.id = "thm5_ratio", .claim = "Theorem 5",
+                               .statement = "λ_max/λ_min⁺ of K Kᵀ ≤ ((1+√c)/(1−√c))², c = n/d, up to the finite-size edge fluctuation",
+                               .note = fmt::format("Largest of {} trials ({}). Mean ratio {:.4f}; finite-size excess over the limit {:+.4f} "
+                                                   "(Tracy–Widom predicts {:+.4f} at the TW means: the ratio approaches the limit from below).{}",
+                                                   trials, source, mean_ratio, mean_ratio - limit, tw.at_mean - limit, weights_note),
+                               .detail = {{"ratio_per_trial", ratios}, {"trials_table", "trials.csv"}}},
+                           max_ratio, limit, tw.hi - limit);
+    ratio.tolerance["upper"] = tw.hi;
+    ratio.tolerance["derivation"] = fmt::format("Tracy–Widom (β=1) quantiles of λ_max and λ_min⁺ of a {}x{} Wishart matrix "
+                                                "(Johnstone 2001, Ma 2012 centring), each edge at level α/(2·trials), α = {}", n, d, alpha);
+    for_all(a, {.id = "thm5_zero_fraction", .claim = "Theorem 5",
+                .statement = "fraction of zero eigenvalues of K Kᵀ = 1 − d/n when n > d, 0 when d > n: |zeros − max(n − d, 0)| = 0 in every trial",
+                .note = fmt::format("Zero count n − rank(K) with the rank from the {0}x{0} Gram matrix; zero fraction {1:.6g} in trial 0, "
+                                    "predicted {2:.6g}.{3}", std::min(n, d), spectra[0].zero_fraction(), expected_zero_fraction, weights_note),
+                .detail = {{"zero_fraction", zero_fractions}, {"zero_fraction_predicted", expected_zero_fraction}}},
+            Relation::at_most, zero_counts, "trials")
+        .tolerance["rank_threshold"] = "eigenvalue ≤ max(n,d)·ε·λ_max counts as zero";
 
     // Theorem 6 on the first matrix: ηᵀKKᵀη ≥ λ_min⁺ ‖Pη‖², for two sources of η.
     const Eigen::MatrixXd& K0 = Ks[0];
@@ -155,39 +161,24 @@ int main(int argc, char** argv) {
       if (spectra[0].rank < std::min(n, d)) break;  // P needs full-rank K; the zero-fraction check reports it
       const Eigen::MatrixXd eta = sample_eta(K0, eta_source, eta_samples, a.common.seed, stream_id(1000, source_id));
       const ProjectionTerms terms = projection_terms(K0, eta);
-      double min_bound_ratio = INFINITY, mean_r = 0, mean_rayleigh = 0;
-      int used = 0;
-      for (Eigen::Index j = 0; j < eta.cols(); ++j) {
-        if (terms.projected(j) == 0) continue;  // η = 0 (e.g. an all-inactive ReLU mask): nothing to bound
-        const double bound_ratio = terms.quadratic(j) / (lmin * terms.projected(j));
-        min_bound_ratio = std::min(min_bound_ratio, bound_ratio);
-        mean_r += terms.projected(j) / terms.norm2(j);
-        mean_rayleigh += terms.quadratic(j) / terms.projected(j) / lmax;
-        ++used;
-        thm6.add_row({double(source_id), double(j), terms.quadratic(j), terms.projected(j), terms.norm2(j), bound_ratio,
-                      terms.projected(j) / terms.norm2(j)});
-      }
-      mean_r /= used;
-      mean_rayleigh /= used;
-      // Rounding: ‖Kᵀη‖² and zᵀ(KᵀK)⁻¹z carry relative errors of order κ(KᵀK)·ε.
-      const double rel_tol = 64 * (lmax / lmin) * std::numeric_limits<double>::epsilon() * std::max(n, d);
-      r.add_check({.id = fmt::format("thm6_{}", to_string(eta_source)),
-                   .claim = "paper 001 Theorem 6",
+      const Theorem6Summary s6 = theorem6_summary(terms, lmin, lmax);
+      for (Eigen::Index j = 0; j < eta.cols(); ++j)
+        if (!std::isnan(s6.bound_ratio(j)))
+          thm6.add_row({double(source_id), double(j), terms.quadratic(j), terms.projected(j), terms.norm2(j), s6.bound_ratio(j), s6.r(j)});
+      at_least(a, {.id = fmt::format("thm6_{}", to_string(eta_source)), .claim = "Theorem 6",
                    .statement = "ηᵀ K Kᵀ η ≥ λ_min⁺(K Kᵀ) · ‖P η‖² for every η (P: projection onto the column space of K)",
-                   .predicted = 1.0,
-                   .measured = min_bound_ratio,
-                   .holds = min_bound_ratio >= 1.0 - rel_tol,
-                   .tolerance = {{"relative", rel_tol}, {"derivation", "64·κ·max(n,d)·ε rounding of the two quadratic forms"}},
                    .note = fmt::format("min over {} η of ηᵀKKᵀη / (λ_min⁺‖Pη‖²); ‖Pη‖² by a Cholesky solve, λ_min⁺ by the "
                                        "eigensolver. η: {}. Mean r = ‖Pη‖²/‖η‖² = {:.4f} (d/n = {:.4f}); mean "
                                        "ηᵀKKᵀη/(λ_max‖Pη‖²) = {:.4f}, so λ_min⁺ is within a factor {:.2f} of the typical Rayleigh quotient.",
-                                       used, eta_source == EtaSource::gaussian ? "N(0, I_n)" :
+                                       s6.used, eta_source == EtaSource::gaussian ? "N(0, I_n)" :
                                        "effective gradients g_α ⊙ 1[Kx>0] of a ReLU block y = V ReLU(Kx) at Xavier "
                                        "initialisation, LayerNorm-ed inputs, squared loss against Gaussian targets",
-                                       mean_r, static_cast<double>(std::min(n, d)) / n, mean_rayleigh,
-                                       mean_rayleigh * lmax / lmin)});
-      r.data[fmt::format("theorem6_{}", to_string(eta_source))] = {{"min_bound_ratio", min_bound_ratio}, {"mean_r", mean_r},
-                                                                   {"mean_rayleigh_over_lambda_max", mean_rayleigh}, {"samples", used}};
+                                       s6.mean_r, static_cast<double>(std::min(n, d)) / n, s6.mean_rayleigh, s6.mean_rayleigh * lmax / lmin),
+                   .detail = {{"samples", s6.used}, {"table", "theorem6.csv"}}},
+               s6.min_bound_ratio, 1.0, theorem6_rounding_tolerance(lmin, lmax, n, d))
+          .tolerance["derivation"] = "64·κ·max(n,d)·ε rounding of the two quadratic forms";
+      r.data[fmt::format("theorem6_{}", to_string(eta_source))] = {{"min_bound_ratio", s6.min_bound_ratio}, {"mean_r", s6.mean_r},
+                                                                   {"mean_rayleigh_over_lambda_max", s6.mean_rayleigh}, {"samples", s6.used}};
       ++source_id;
     }
 
@@ -207,19 +198,6 @@ int main(int argc, char** argv) {
     a.add_table(std::move(thm6));
 
     // --- Figure: the ESD against the law, the bound annotated -------------------------------------
-    plot::Figure fig{.name = "mp_spectrum_esd",
-                     .title = fmt::format("Nonzero eigenvalues of K Kᵀ, n = {}, d = {} ({})", n, d, source),
-                     .xlabel = "eigenvalue λ of K Kᵀ",
-                     .ylabel = "density (nonzero part)"};
-    fig.histograms.push_back({.values = pooled, .bins = 80, .label = fmt::format("empirical, {} trial{}", trials, trials > 1 ? "s" : "")});
-    std::vector<double> xs;
-    std::vector<double> ys = law.density_grid(400, &xs);
-    for (auto& y : ys) y /= law.continuous_mass();  // the law conditioned on λ > 0
-    fig.series.push_back({.x = xs, .y = ys, .label = fmt::format("Marchenko–Pastur, c = {:.3g}", c), .color = "black"});
-    fig.lines.push_back({.at = law.a(), .vertical = true, .label = "edges a, b"});
-    fig.lines.push_back({.at = law.b(), .vertical = true});
-    fig.annotations.push_back({.x = 0.48, .y = 0.72, .text = fmt::format("λ_max/λ_min⁺ ≤ {:.3f}  (limit {:.3g})", max_ratio, limit), .graph = true});
-    fig.annotations.push_back({.x = 0.48, .y = 0.66, .text = fmt::format("zero fraction {:.4f}  (1 − d/n = {:.4f})", spectra[0].zero_fraction(), expected_zero_fraction), .graph = true});
-    a.add_figure(std::move(fig));
+    a.add_figure(esd_figure(pooled, law, n, d, trials, source, max_ratio, spectra[0].zero_fraction()));
   });
 }

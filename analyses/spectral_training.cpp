@@ -10,7 +10,6 @@
 // Two modified MLPs (§7.1: zeroth biases, J-SquaredReLU, Algorithm 1) train with AdamW and weight
 // decay on Fashion-MNIST: a usual one (n = 4d) and a wide one (d > n). At checkpoints we take all
 // n eigenvalues of every K Kᵀ (n×n, LAPACK), tr(K Kᵀ), and tr(M) on a fixed set of training samples.
-#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -19,15 +18,15 @@
 
 #include <sparseact/app/analysis.hpp>
 #include <sparseact/app/checks.hpp>
-#include <sparseact/core/rng.hpp>
 #include <sparseact/core/errors.hpp>
+#include <sparseact/core/rng.hpp>
 #include <sparseact/flatness/layer_stats.hpp>
 #include <sparseact/flatness/refine.hpp>
 #include <sparseact/nn/data.hpp>
 #include <sparseact/nn/optim.hpp>
 #include <sparseact/nn/recipes.hpp>
 #include <sparseact/nn/train.hpp>
-#include <sparseact/spectral/marchenko_pastur.hpp>
+#include <sparseact/spectral/majority.hpp>
 #include <sparseact/spectral/spectrum.hpp>
 
 using namespace sparseact;
@@ -36,22 +35,52 @@ using namespace sparseact::flatness;
 
 namespace {
 
-constexpr double kNearZero = 1e-3;  // §8.4, Figure 14: "eigenvalues < 10⁻³ as near-zero"
-
-/// Shortest interval of log10 λ holding ⌈0.7·m⌉ of the m values, as a ratio 10^width (Fig. 14i).
-double majority_ratio(std::vector<double> lambda) {
-  if (lambda.size() < 2) return NAN;
-  for (double& l : lambda) l = std::log10(l);
-  std::sort(lambda.begin(), lambda.end());
-  const std::size_t m = static_cast<std::size_t>(std::ceil(0.7 * static_cast<double>(lambda.size())));
-  double best = INFINITY;
-  for (std::size_t i = 0; i + m - 1 < lambda.size(); ++i) best = std::min(best, lambda[i + m - 1] - lambda[i]);
-  return std::pow(10.0, best);
-}
-
 struct LayerPoint {
   double near_zero = 0, majority = 0, extreme_ratio = 0, trace_KKt = 0, trace_M = 0;
 };
+using Checkpoints = std::vector<std::vector<LayerPoint>>;  // [checkpoint][layer]
+
+/// Per layer: `field` at the last checkpoint, against bound(the layer at the first checkpoint).
+template <class Bound>
+std::vector<Point> per_layer(const Checkpoints& pts, double LayerPoint::*field, Bound bound) {
+  std::vector<Point> out;
+  for (std::size_t l = 0; l < pts.back().size(); ++l) out.push_back({fmt::format("layer {}", l + 1), pts.back()[l].*field, bound(pts.front()[l])});
+  return out;
+}
+
+std::vector<double> column(const std::vector<LayerPoint>& row, double LayerPoint::*field) {
+  std::vector<double> out;
+  for (const LayerPoint& p : row) out.push_back(p.*field);
+  return out;
+}
+
+/// Figures 14i and §8.1 over training, and the last layer's final ESD (Fig. 14b–h).
+void add_figures(Analysis& a, const std::string& name, int d, int n, const std::vector<double>& xs, const Checkpoints& pts,
+                 const std::vector<double>& final_spectrum) {
+  plot::Figure fig{.name = "spectral_training_" + name,
+                   .title = fmt::format("paper 001 §8.4: K Kᵀ spectrum over training, {} MLP (d = {}, n = {})", name, d, n),
+                   .xlabel = "training step", .ylabel = "ratio (log scale)", .logy = true};
+  plot::Figure tfig{.name = "spectral_training_traces_" + name,
+                    .title = fmt::format("paper 001 §8.1: tr(K Kᵀ) and tr(M) over training, {} MLP", name),
+                    .xlabel = "training step", .ylabel = "trace (log scale)", .logy = true};
+  for (std::size_t l = 0; l < pts.front().size(); ++l) {
+    std::vector<double> m, e, k, mm;
+    for (const auto& row : pts) m.push_back(row[l].majority), e.push_back(row[l].extreme_ratio), k.push_back(row[l].trace_KKt), mm.push_back(row[l].trace_M);
+    fig.series.push_back({.x = xs, .y = m, .label = fmt::format("70% majority, layer {}", l + 1), .style = plot::Style::linespoints});
+    fig.series.push_back({.x = xs, .y = e, .label = fmt::format("λ_max/λ_min⁺, layer {}", l + 1), .width = 1.0, .dashed = true});
+    tfig.series.push_back({.x = xs, .y = k, .label = fmt::format("tr(KKᵀ), layer {}", l + 1)});
+    tfig.series.push_back({.x = xs, .y = mm, .label = fmt::format("tr(M), layer {}", l + 1), .width = 1.0, .dashed = true});
+  }
+  std::vector<double> loglam;
+  for (double l : final_spectrum) loglam.push_back(std::log10(l));
+  plot::Figure hfig{.name = "spectral_training_esd_" + name,
+                    .title = fmt::format("ESD of the last layer's K Kᵀ after training (non-near-zero eigenvalues), {} MLP", name),
+                    .xlabel = "log10 λ", .ylabel = "count"};
+  hfig.histograms.push_back({.values = loglam, .bins = 40, .label = "log10 λ", .density = false});
+  a.add_figure(std::move(fig));
+  a.add_figure(std::move(tfig));
+  a.add_figure(std::move(hfig));
+}
 
 }  // namespace
 
@@ -80,11 +109,9 @@ int main(int argc, char** argv) {
   app.add_option("--c", c, "Algorithm 1's factor c")->check(CLI::Range(0.0, 100.0))->capture_default_str();
 
   return analysis.run(argc, argv, [&](Analysis& a) {
-    auto& r = a.result;
     if (wide_d <= wide_n) throw InputError(fmt::format("--wide-d {} must exceed --wide-n {} (the wide MLP has d > n)", wide_d, wide_n));
     if (n <= d) throw InputError(fmt::format("--n {} must exceed --d {} (the usual MLP has n > d)", n, d));
     if (eval_n > train_n) throw InputError("--eval exceeds --train");
-    const std::uint64_t seed = a.common.seed;
     const nn::Dataset data = nn::fashion_mnist("train", train_n, pool);
     const nn::Batch eval = nn::make_batch(data, 0, eval_n);
     struct Case {
@@ -95,44 +122,36 @@ int main(int argc, char** argv) {
     Table table{"spectra", {"case", "step", "layer", "near_zero_portion", "expected_zero_portion", "majority_ratio", "extreme_ratio", "trace_KKt", "trace_M"}, {}};
     const long every = std::max<long>(1, steps / (checkpoints - 1));
     auto progress = a.progress("checkpoints", static_cast<std::size_t>(2 * checkpoints));
-    json per_case = json::object();
+    a.result.data = json::object();
     for (int ci = 0; ci < 2; ++ci) {
+      // --- Run: train, reading every layer's K Kᵀ at the checkpoints (§8.4) and tr(K Kᵀ), tr(M) (§8.1)
       const Case& cs = cases[ci];
       nn::BlockConfig b;
       b.activation.kind = nn::ActivationKind::j_squared_relu;
       b.ln_bias = false;
       b.zeroth_bias = true;
       const nn::Mlp net = nn::make_mlp(nn::uniform_mlp_config(data.x.rows(), cs.d, cs.n, blocks, b, 10));
-      Eigen::VectorXd theta = nn::init_params(net, seed, stream_id(1, ci));
+      Eigen::VectorXd theta = nn::init_params(net, a.common.seed, stream_id(1, ci));
       nn::AdamW opt = nn::adamw_weights_only(net, lr, wd);
       opt.hooks.push_back(algorithm1_hook(net, c));
-      nn::BatchStream stream(data, batch, seed, stream_id(2, ci));
-      const double expected = cs.n > cs.d ? 1.0 - double(cs.d) / cs.n : 0.0;
-      std::vector<double> xs;
-      std::vector<std::vector<LayerPoint>> pts;  // [checkpoint][layer]
-      std::vector<double> final_spectrum;
+      nn::BatchStream stream(data, batch, a.common.seed, stream_id(2, ci));
+      const double expected = spectral::zero_fraction_limit(cs.n, cs.d);  // Theorem 5's atom
+      std::vector<double> xs, final_spectrum;
+      Checkpoints pts;
+      std::vector<Point> near_zero;
       nn::MlpModel mlp(net);
       nn::train(mlp, theta, opt, nn::cosine_schedule(lr, 0, steps), stream, {.steps = steps, .log_every = every}, {}, [&](long t, const nn::Batch&) {
         const FlatnessStats st = flatness_stats(net, theta, eval, nn::LossKind::cross_entropy);
-        std::vector<LayerPoint> row;
+        std::vector<LayerPoint>& row = pts.emplace_back();
         for (int l = 0; l < blocks; ++l) {
-          const Eigen::MatrixXd K = nn::param_view(net, theta, net.blocks[l].K);
-          const Eigen::VectorXd lam = spectral::kkt_eigenvalues_direct(K);
-          std::vector<double> nz;
-          for (Eigen::Index i = 0; i < lam.size(); ++i)
-            if (lam(i) >= kNearZero) nz.push_back(lam(i));
-          LayerPoint p;
-          p.near_zero = 1.0 - double(nz.size()) / double(lam.size());
-          p.majority = majority_ratio(nz);
-          p.extreme_ratio = nz.empty() ? NAN : *std::max_element(nz.begin(), nz.end()) / *std::min_element(nz.begin(), nz.end());
-          p.trace_KKt = st.blocks[l].trace_KKt;
-          p.trace_M = st.blocks[l].trace_M;
+          // all n eigenvalues from the n×n matrix: the Gram route would not resolve the near-zero ones
+          const spectral::Section84Reading s = spectral::read_spectrum(spectral::kkt_eigenvalues_direct(nn::param_view(net, theta, net.blocks[l].K)));
+          const LayerPoint& p = row.emplace_back(LayerPoint{s.near_zero_portion, s.majority_ratio, s.extreme_ratio, st.blocks[l].trace_KKt, st.blocks[l].trace_M});
           table.add_row({double(ci), double(t), double(l + 1), p.near_zero, expected, p.majority, p.extreme_ratio, p.trace_KKt, p.trace_M});
-          row.push_back(p);
-          if (t == steps && l == blocks - 1) final_spectrum = nz;
+          near_zero.push_back({fmt::format("step {}, layer {}", t, l + 1), std::abs(p.near_zero - expected), 1.0 / cs.n});
+          if (t == steps && l == blocks - 1) final_spectrum = s.rest;
         }
         xs.push_back(double(t));
-        pts.push_back(row);
         progress->advance();
       });
 
@@ -140,97 +159,34 @@ int main(int argc, char** argv) {
       const std::string setting = fmt::format("{} MLP: d = {}, n = {}, {} blocks (J-SquaredReLU, zeroth biases, Algorithm 1 c = {}), AdamW lr {} "
                                               "cosine, wd {}, batch {}, {} steps. {}",
                                               cs.name, cs.d, cs.n, blocks, c, lr, wd, batch, steps, nn::kFashionMnistNote);
-      double worst_dev = 0;
-      for (const auto& row : pts)
-        for (const auto& p : row) worst_dev = std::max(worst_dev, std::abs(p.near_zero - expected));
-      const double slack = 1.0 / cs.n;
-      r.add_check({.id = fmt::format("near_zero_portion_{}", cs.name),
-                   .claim = ci == 0 ? "paper 001 Section 8.4 (Theorem 5's atom)" : "paper 001 Theorem 6 (wide MLP)",
-                   .statement = ci == 0 ? "at every checkpoint and layer, the portion of eigenvalues of K Kᵀ below 10⁻³ equals 1 − d/n (within one eigenvalue)"
-                                        : "the wide MLP (d > n) has no near-zero eigenvalues of K Kᵀ at any checkpoint",
-                   .predicted = expected,
-                   .measured = worst_dev + expected,
-                   .holds = worst_dev <= slack,
-                   .tolerance = {{"absolute", slack}, {"derivation", "one eigenvalue out of n"}},
-                   .note = fmt::format("measured: expected + the largest |deviation| over {} checkpoints × {} layers. {}", pts.size(), blocks, setting)});
-      int below100 = 0;
-      std::string maj;
-      for (int l = 0; l < blocks; ++l) {
-        below100 += pts.back()[l].majority < 100.0;
-        maj += fmt::format("{}layer {}: {:.3g} → {:.3g}", l ? ", " : "", l + 1, pts.front()[l].majority, pts.back()[l].majority);
-      }
-      r.add_check({.id = fmt::format("majority_ratio_{}", cs.name),
-                   .claim = "paper 001 Section 8.4 (Figure 14)",
+      for_all(a, {.id = fmt::format("near_zero_portion_{}", cs.name),
+                  .claim = ci == 0 ? "Section 8.4 (Theorem 5's atom)" : "Theorem 6 (wide MLP)",
+                  .statement = ci == 0 ? "at every checkpoint and layer, the portion of eigenvalues of K Kᵀ below 10⁻³ equals 1 − d/n (within one eigenvalue)"
+                                       : "the wide MLP (d > n) has no near-zero eigenvalues of K Kᵀ at any checkpoint",
+                  .note = fmt::format("Measured |near-zero portion − {:.6g}| against one eigenvalue out of n, 1/{}. {}", expected, cs.n, setting),
+                  .detail = {{"expected_zero_portion", expected}}},
+              Relation::at_most, near_zero, "(checkpoint, layer) pairs")
+          .tolerance["derivation"] = "bound: one eigenvalue out of n";
+      for_most(a, {.id = fmt::format("majority_ratio_{}", cs.name), .claim = "Section 8.4 (Figure 14)",
                    .statement = "at the end of training, most layers' majority (shortest interval holding 70% of the non-near-zero eigenvalues) spans a ratio < 100",
-                   .predicted = fmt::format("> {} of {} layers", blocks / 2, blocks),
-                   .measured = below100,
-                   .holds = 2 * below100 > blocks,
-                   .tolerance = {{"ratio", 100}},
-                   .note = fmt::format("Majority ratio init → end: {}. {}", maj, setting)});
-      int kept = 0, rose = 0;
-      std::string trs;
-      for (int l = 0; l < blocks; ++l) {
-        kept += pts.back()[l].trace_KKt >= 0.5 * pts.front()[l].trace_KKt;
-        rose += pts.back()[l].trace_M >= pts.front()[l].trace_M;
-        trs += fmt::format("{}layer {}: tr(KKᵀ) {:.4g} → {:.4g}, tr(M) {:.4g} → {:.4g}", l ? "; " : "", l + 1, pts.front()[l].trace_KKt,
-                           pts.back()[l].trace_KKt, pts.front()[l].trace_M, pts.back()[l].trace_M);
-      }
-      r.add_check({.id = fmt::format("trace_KKt_kept_{}", cs.name),
-                   .claim = "paper 001 Section 8.1",
-                   .statement = "tr(K Kᵀ) does not decrease drastically under weight decay: every layer ends with at least half its initial trace",
-                   .predicted = blocks,
-                   .measured = kept,
-                   .holds = kept == blocks,
-                   .tolerance = {{"fraction_of_initial", 0.5}, {"derivation", "our reading of 'not drastically'"}},
-                   .note = trs + ". " + setting});
-      r.add_check({.id = fmt::format("trace_M_rises_{}", cs.name),
-                   .claim = "paper 001 Section 8.1",
+                   .note = setting,
+                   .detail = {{"initial_majority_ratio", column(pts.front(), &LayerPoint::majority)}}},
+               Relation::less, per_layer(pts, &LayerPoint::majority, [](const LayerPoint&) { return 100.0; }), "layers");
+      for_all(a, {.id = fmt::format("trace_KKt_kept_{}", cs.name), .claim = "Section 8.1",
+                  .statement = "tr(K Kᵀ) does not decrease drastically under weight decay: every layer ends with at least half its initial trace",
+                  .note = "Measured: final tr(K Kᵀ); bound: half the initial one (our reading of 'not drastically'). " + setting},
+              Relation::at_least, per_layer(pts, &LayerPoint::trace_KKt, [](const LayerPoint& q) { return 0.5 * q.trace_KKt; }), "layers");
+      for_most(a, {.id = fmt::format("trace_M_rises_{}", cs.name), .claim = "Section 8.1",
                    .statement = "tr(M) = E‖g_K‖² rises during training (observed in ViT; T5 shows the opposite), in most layers",
-                   .predicted = fmt::format("> {} of {} layers", blocks / 2, blocks),
-                   .measured = rose,
-                   .holds = 2 * rose > blocks,
-                   .tolerance = json::object(),
-                   .note = trs + ". " + setting});
+                   .note = "Measured: final tr(M); bound: the initial one. " + setting},
+               Relation::at_least, per_layer(pts, &LayerPoint::trace_M, [](const LayerPoint& q) { return q.trace_M; }), "layers");
 
-      // --- Figures ------------------------------------------------------------------------------
-      plot::Figure fig{.name = "spectral_training_" + cs.name,
-                       .title = fmt::format("paper 001 §8.4: K Kᵀ spectrum over training, {} MLP (d = {}, n = {})", cs.name, cs.d, cs.n),
-                       .xlabel = "training step",
-                       .ylabel = "ratio (log scale)"};
-      fig.logy = true;
-      for (int l = 0; l < blocks; ++l) {
-        std::vector<double> m, e;
-        for (const auto& row : pts) m.push_back(row[l].majority), e.push_back(row[l].extreme_ratio);
-        fig.series.push_back({.x = xs, .y = m, .label = fmt::format("70% majority, layer {}", l + 1), .style = plot::Style::linespoints});
-        fig.series.push_back({.x = xs, .y = e, .label = fmt::format("λ_max/λ_min⁺, layer {}", l + 1), .width = 1.0, .dashed = true});
-      }
-      a.add_figure(std::move(fig));
-      plot::Figure tfig{.name = "spectral_training_traces_" + cs.name,
-                        .title = fmt::format("paper 001 §8.1: tr(K Kᵀ) and tr(M) over training, {} MLP", cs.name),
-                        .xlabel = "training step",
-                        .ylabel = "trace (log scale)"};
-      tfig.logy = true;
-      for (int l = 0; l < blocks; ++l) {
-        std::vector<double> k, mm;
-        for (const auto& row : pts) k.push_back(row[l].trace_KKt), mm.push_back(row[l].trace_M);
-        tfig.series.push_back({.x = xs, .y = k, .label = fmt::format("tr(KKᵀ), layer {}", l + 1)});
-        tfig.series.push_back({.x = xs, .y = mm, .label = fmt::format("tr(M), layer {}", l + 1), .width = 1.0, .dashed = true});
-      }
-      a.add_figure(std::move(tfig));
-      std::vector<double> loglam;
-      for (double l : final_spectrum) loglam.push_back(std::log10(l));
-      plot::Figure hfig{.name = "spectral_training_esd_" + cs.name,
-                        .title = fmt::format("ESD of the last layer's K Kᵀ after training (non-near-zero eigenvalues), {} MLP", cs.name),
-                        .xlabel = "log10 λ",
-                        .ylabel = "count"};
-      hfig.histograms.push_back({.values = loglam, .bins = 40, .label = "log10 λ", .density = false});
-      a.add_figure(std::move(hfig));
-      per_case[cs.name] = {{"d", cs.d}, {"n", cs.n}, {"expected_zero_portion", expected}};
+      add_figures(a, cs.name, cs.d, cs.n, xs, pts, final_spectrum);
+      a.result.data[cs.name] = {{"d", cs.d}, {"n", cs.n}, {"expected_zero_portion", expected}};
     }
     progress->finish();
-    r.data = per_case;
-    r.data["near_zero_threshold"] = kNearZero;
-    r.data["data_note"] = std::string(nn::kFashionMnistNote) + " " + data.description;
+    a.result.data["near_zero_threshold"] = spectral::kNearZeroThreshold;
+    a.result.data["data_note"] = std::string(nn::kFashionMnistNote) + " " + data.description;
     a.add_table(std::move(table));
   });
 }

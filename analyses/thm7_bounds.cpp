@@ -22,8 +22,8 @@
 
 #include <sparseact/app/analysis.hpp>
 #include <sparseact/app/checks.hpp>
-#include <sparseact/core/rng.hpp>
 #include <sparseact/core/errors.hpp>
+#include <sparseact/core/rng.hpp>
 #include <sparseact/flatness/theorem7.hpp>
 #include <sparseact/nn/backprop.hpp>
 #include <sparseact/nn/data.hpp>
@@ -32,18 +32,44 @@
 #include <sparseact/nn/train.hpp>
 
 using namespace sparseact;
-using app::Analysis;
-using app::Scale;
-using app::parse_number_list;
+using namespace sparseact::app;
 using namespace sparseact::flatness;
 
 namespace {
 
-struct Point {
-  double a_x = 0, beta_x = 0, a_eta = 0, beta_eta = 0;  // layer averages of a/p, β/p
-  Theorem7Terms t_x, t_eta;                             // bounds with the layer-averaged α, β
-  double accuracy = 0;
+struct Run {
+  Anisotropy x, eta;           // layer averages of a/p and β/p
+  Theorem7Terms t_x, t_eta;    // bounds with the layer-averaged α, β
 };
+
+/// Figures 16–19 (a, b) and (c–f) over p, one colour per weight decay; returns their data for the JSON.
+json add_figures(Analysis& a, const std::vector<int>& ps, const std::vector<double>& wds, const std::vector<std::vector<Run>>& runs) {
+  const std::vector<double> px(ps.begin(), ps.end());
+  plot::Figure fa{.name = "thm7_a_over_p", .title = "paper 001 §8.5 (Figs. 16–19 a, b): a/p and β/p against p", .xlabel = "hidden dimension p",
+                  .ylabel = "a/p (solid), β/p (dashed)", .logx = true};
+  plot::Figure fb{.name = "thm7_bounds", .title = "paper 001 §8.5 (Figs. 16–19 c–f): Theorem 7's eq. (10) bound with the effective window",
+                  .xlabel = "hidden dimension p", .ylabel = "bound (log scale)", .logx = true, .logy = true};
+  const char* colors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b"};
+  json per_wd = json::array();
+  for (std::size_t wi = 0; wi < wds.size(); ++wi) {
+    std::vector<double> ax, bx, ae, be, b10x, b10e;
+    for (const Run& q : runs[wi]) {
+      ax.push_back(q.x.a_over_p), bx.push_back(q.x.beta_over_p), ae.push_back(q.eta.a_over_p), be.push_back(q.eta.beta_over_p);
+      b10x.push_back(q.t_x.bound10), b10e.push_back(q.t_eta.bound10);
+    }
+    const std::string col = colors[wi % 6];
+    fa.series.push_back({.x = px, .y = ax, .label = fmt::format("x, w = {}", wds[wi]), .style = plot::Style::linespoints, .color = col});
+    fa.series.push_back({.x = px, .y = ae, .label = fmt::format("η, w = {}", wds[wi]), .style = plot::Style::linespoints, .color = col, .width = 1.0});
+    fa.series.push_back({.x = px, .y = bx, .label = "", .color = col, .dashed = true});
+    fb.series.push_back({.x = px, .y = b10x, .label = fmt::format("X^{{1:T}}, w = {}", wds[wi]), .style = plot::Style::linespoints, .color = col});
+    fb.series.push_back({.x = px, .y = b10e, .label = fmt::format("H^{{1:T}}, w = {}", wds[wi]), .style = plot::Style::linespoints, .color = col, .width = 1.0, .dashed = true});
+    per_wd.push_back({{"wd", wds[wi]}, {"p", px}, {"a_over_p_x", ax}, {"a_over_p_eta", ae}, {"beta_over_p_x", bx}, {"beta_over_p_eta", be},
+                      {"bound10_x", b10x}, {"bound10_eta", b10e}});
+  }
+  a.add_figure(std::move(fa));
+  a.add_figure(std::move(fb));
+  return per_wd;
+}
 
 }  // namespace
 
@@ -71,7 +97,6 @@ int main(int argc, char** argv) {
 
   return analysis.run(argc, argv, [&](Analysis& a) {
     auto& r = a.result;
-    const std::uint64_t seed = a.common.seed;
     std::vector<int> ps;
     for (double v : parse_number_list("--p", p_text, 2, 4096, true)) ps.push_back(static_cast<int>(v));
     const std::vector<double> wds = parse_number_list("--wd", wd_text, 0.0, 100.0, false);
@@ -82,41 +107,32 @@ int main(int argc, char** argv) {
 
     // --- (a) the paper's numbers ------------------------------------------------------------------
     const double k01 = effective_window(1e-3, 1e-3, 0.1), k03 = effective_window(1e-3, 1e-3, 0.3);
-    r.add_check({.id = "window_w01",
-                 .claim = "paper 001 Section 4.6",
-                 .statement = "effective window k = ⌈ln(τ(1 − r))/ln r − 1⌉, r = 1 − η_r w, at τ = 10⁻³, η_r = 10⁻³, w = 0.1",
-                 .predicted = 161172,
-                 .measured = k01,
-                 .holds = k01 == 161172,
-                 .tolerance = {{"absolute", 0}},
-                 .note = fmt::format("unrounded {:.4f}", std::log(1e-3 * 1e-4) / std::log1p(-1e-4) - 1)});
-    r.add_check({.id = "window_w03",
-                 .claim = "paper 001 Section 4.6",
-                 .statement = "effective window at τ = 10⁻³, η_r = 10⁻³, w = 0.3",
-                 .predicted = 50057,
-                 .measured = k03,
-                 .holds = k03 == 50057,
-                 .tolerance = {{"absolute", 0}},
-                 .note = fmt::format("unrounded {:.4f}. The text's c ≈ 4.8e-4 uses 768/(32·50,042), 15 steps fewer than this window: "
-                                     "768/(32·50,057) = {:.5g} instead of {:.5g}.",
-                                     std::log(3e-7) / std::log1p(-3e-4) - 1, 768.0 / (32 * 50057.0), 768.0 / (32 * 50042.0))});
+    equals(a, {.id = "window_w01", .claim = "Section 4.6",
+               .statement = "effective window k = ⌈ln(τ(1 − r))/ln r − 1⌉, r = 1 − η_r w, at τ = 10⁻³, η_r = 10⁻³, w = 0.1",
+               .note = fmt::format("unrounded {:.4f}", std::log(1e-3 * 1e-4) / std::log1p(-1e-4) - 1),
+               .detail = {{"tau", 1e-3}, {"lr", 1e-3}, {"wd", 0.1}}},
+           static_cast<long long>(k01), 161172);
+    equals(a, {.id = "window_w03", .claim = "Section 4.6", .statement = "effective window at τ = 10⁻³, η_r = 10⁻³, w = 0.3",
+               .note = fmt::format("unrounded {:.4f}. The text's c ≈ 4.8e-4 uses 768/(32·50,042), 15 steps fewer than this window: "
+                                   "768/(32·50,057) = {:.5g} instead of {:.5g}.",
+                                   std::log(3e-7) / std::log1p(-3e-4) - 1, 768.0 / (32 * 50057.0), 768.0 / (32 * 50042.0)),
+               .detail = {{"tau", 1e-3}, {"lr", 1e-3}, {"wd", 0.3}}},
+           static_cast<long long>(k03), 50057);
     const Theorem7Terms paper11 = theorem7_terms(768, 32.0 * 50042, 0.05 * 768, 1.0 * 768, 1e-3, 1e-3);
-    r.add_check({.id = "eq11_margin",
-                 .claim = "paper 001 Theorem 7, eq. (11)",
+    at_least(a, {.id = "eq11_margin", .claim = "Theorem 7, eq. (11)",
                  .statement = "at c = 768/(32·50,042) ≈ 4.8·10⁻⁴, v_0 = 10⁻³, α/p = 0.05, β/p = 1 (p = 768), eq. (11)'s left side exceeds its right side by at least 0.061",
-                 .predicted = 0.061,
-                 .measured = paper11.margin11,
-                 .holds = paper11.condition11 && paper11.margin11 >= 0.0605,
-                 .tolerance = {{"rounding", 0.0005}},
-                 .note = fmt::format("lhs {:.6f}, rhs {:.6f} (τ_7 = {:.4g}); v_0 ≥ 2c: {}. The margin is smallest at the largest α/p and β/p "
-                                     "allowed, which is where it is evaluated.",
-                                     paper11.lhs11, paper11.rhs11, paper11.tau, paper11.v0 >= 2 * paper11.c)});
+                 .note = fmt::format("lhs {:.6f}, rhs {:.6f} (τ_7 = {:.4g}); the theorem's hypotheses v_0 ≥ 2c and c ≤ 1 at these values: {}. "
+                                     "The margin is smallest at the largest α/p and β/p allowed, which is where it is evaluated.",
+                                     paper11.lhs11, paper11.rhs11, paper11.tau, paper11.v0 >= 2 * paper11.c && paper11.c <= 1 ? "yes" : "no"),
+                 .detail = {{"lhs", paper11.lhs11}, {"rhs", paper11.rhs11}, {"tau7", paper11.tau}, {"c", paper11.c}, {"v0", paper11.v0}}},
+             paper11.margin11, 0.061, 0.0005)
+        .tolerance["derivation"] = "the paper's 0.061 is rounded to three decimals";
 
-    // --- (b) §8.5's experiment ----------------------------------------------------------------------
+    // --- (b) §8.5's experiment: SGD with weight decay, x and η accumulated over the window (App. D)
     const nn::Dataset data = nn::fashion_mnist("train", train_n, pool);
     const nn::Dataset test = nn::fashion_mnist("test", 2000, pool);
     const int hidden = 4;
-    std::vector<std::vector<Point>> pts(wds.size(), std::vector<Point>(ps.size()));
+    std::vector<std::vector<Run>> runs(wds.size(), std::vector<Run>(ps.size()));
     Table table{"runs", {"wd", "p", "layer", "a_over_p_x", "beta_over_p_x", "a_over_p_eta", "beta_over_p_eta"}, {}};
     Table bounds{"bounds", {"wd", "p", "window", "bT", "c", "a_over_p_x", "beta_over_p_x", "bound9_x", "bound10_x", "eq11_x",
                             "a_over_p_eta", "beta_over_p_eta", "bound9_eta", "bound10_eta", "eq11_eta", "test_accuracy"}, {}};
@@ -130,48 +146,38 @@ int main(int argc, char** argv) {
         b.ln_affine = b.ln_bias = false;
         b.residual = true;
         const nn::Mlp net = nn::make_mlp(nn::uniform_mlp_config(data.x.rows(), p, p, hidden, b, 10));
-        Eigen::VectorXd theta = nn::init_params(net, seed, stream_id(1, pi));
+        Eigen::VectorXd theta = nn::init_params(net, a.common.seed, stream_id(1, pi));
         nn::Sgd opt;
         opt.lr = lr;
         opt.weight_decay = w;  // torch.optim.SGD's: on every parameter
-        nn::BatchStream stream(data, batch, seed, stream_id(2, pi));
-        const double rstep = 1.0 - lr * w;
-        std::vector<Eigen::MatrixXd> Sx(hidden, Eigen::MatrixXd::Zero(p, p)), Se(hidden, Eigen::MatrixXd::Zero(p, p));
-        long last_t = 0;
+        nn::BatchStream stream(data, batch, a.common.seed, stream_id(2, pi));
+        std::vector<DecayedMoment> Sx(hidden, DecayedMoment(p, 1.0 - lr * w)), Se = Sx;
         nn::MlpModel mlp(net);
-        // x_k and η_k of the steps taken (App. D), from a logged step's own forward and backward pass at θ
-        // before its update, every log_every steps and at the last; t counts steps 1, 2, …
-        nn::train(mlp, theta, opt, nn::constant_schedule(lr), stream, {.steps = steps, .log_every = log_every},
-                  [&](const nn::TrainStep& s) {
+        // x_k and η_k of a logged step come from its own forward and backward pass at θ before its
+        // update, every log_every steps and at the last; t counts steps 1, 2, …
+        nn::train(mlp, theta, opt, nn::constant_schedule(lr), stream, {.steps = steps, .log_every = log_every}, [&](const nn::TrainStep& s) {
           const long t = s.t + 1;
           if (t % log_every != 0 && t != steps) return;
-          const double decay = std::pow(rstep, double(t - last_t));  // App. D: weights r^{T−t}
-          last_t = t;
           const double B = static_cast<double>(s.batch.size());
           for (int l = 0; l < hidden; ++l) {
-            Sx[l] *= decay;
-            Se[l] *= decay;
-            Sx[l].selfadjointView<Eigen::Lower>().rankUpdate(mlp.cache().blocks[l].k_in);
-            Se[l].selfadjointView<Eigen::Lower>().rankUpdate(B * mlp.signals().blocks[l].dP);  // η_s = B·∂L/∂P
+            Sx[l].add(t, mlp.cache().blocks[l].k_in);
+            Se[l].add(t, mlp.signals().blocks[l].dP, B * B);  // η_s = B·∂L/∂P, so Σ η ηᵀ = B² Σ (∂L/∂P)(∂L/∂P)ᵀ
           }
         });
-        Point& pt = pts[wi][pi];
+        std::vector<Anisotropy> ax, ae;
         for (int l = 0; l < hidden; ++l) {
-          const Eigen::MatrixXd SX = Sx[l].selfadjointView<Eigen::Lower>(), SE = Se[l].selfadjointView<Eigen::Lower>();
-          const Anisotropy ax = anisotropy(SX), ae = anisotropy(SE);
-          table.add_row({w, double(p), double(l + 1), ax.a_over_p, ax.beta_over_p, ae.a_over_p, ae.beta_over_p});
-          pt.a_x += ax.a_over_p / hidden;
-          pt.beta_x += ax.beta_over_p / hidden;
-          pt.a_eta += ae.a_over_p / hidden;
-          pt.beta_eta += ae.beta_over_p / hidden;
+          ax.push_back(anisotropy(Sx[l].S())), ae.push_back(anisotropy(Se[l].S()));
+          table.add_row({w, double(p), double(l + 1), ax[l].a_over_p, ax[l].beta_over_p, ae[l].a_over_p, ae[l].beta_over_p});
         }
+        Run& run = runs[wi][pi];
+        run.x = layer_average(ax), run.eta = layer_average(ae);
         const double window = effective_window(tau, lr, w);
-        const double bT = batch * std::min(T_ref, window);
-        pt.t_x = theorem7_terms(p, bT, pt.a_x * p, pt.beta_x * p, v0, v0);
-        pt.t_eta = theorem7_terms(p, bT, pt.a_eta * p, pt.beta_eta * p, v0, v0);
-        pt.accuracy = nn::accuracy(net, theta, test);
-        bounds.add_row({w, double(p), std::isinf(window) ? -1.0 : window, bT, pt.t_x.c, pt.a_x, pt.beta_x, pt.t_x.bound9, pt.t_x.bound10,
-                        double(pt.t_x.condition11), pt.a_eta, pt.beta_eta, pt.t_eta.bound9, pt.t_eta.bound10, double(pt.t_eta.condition11), pt.accuracy});
+        const double bT = accumulated_vectors(batch, T_ref, window);
+        run.t_x = theorem7_terms(p, bT, run.x.a_over_p * p, run.x.beta_over_p * p, v0, v0);
+        run.t_eta = theorem7_terms(p, bT, run.eta.a_over_p * p, run.eta.beta_over_p * p, v0, v0);
+        bounds.add_row({w, double(p), std::isinf(window) ? -1.0 : window, bT, run.t_x.c, run.x.a_over_p, run.x.beta_over_p, run.t_x.bound9,
+                        run.t_x.bound10, double(run.t_x.condition11), run.eta.a_over_p, run.eta.beta_over_p, run.t_eta.bound9, run.t_eta.bound10,
+                        double(run.t_eta.condition11), nn::accuracy(net, theta, test)});
         progress->advance();
       }
     progress->finish();
@@ -180,71 +186,31 @@ int main(int argc, char** argv) {
     const std::string setting = fmt::format("p ∈ {{{}}}, w ∈ {{{}}}, SGD lr {}, batch {}, {} steps, x and η collected every {} steps; bound: "
                                             "bT = {}·min({}, window(τ = {})), v = v_0 = {}. {} {}",
                                             p_text, wd_text, lr, batch, steps, log_every, batch, T_ref, tau, v0, nn::kFashionMnistNote, data.description);
-    auto series_check = [&](const std::string& id, const std::string& claim, const std::string& what, auto get) {
-      int falls = 0;
-      std::string vals;
-      for (std::size_t wi = 0; wi < wds.size(); ++wi) {
-        const double first = get(pts[wi].front()), last = get(pts[wi].back());
-        falls += last < first;
-        std::string row;
-        for (const Point& pt : pts[wi]) row += fmt::format("{}{:.4g}", row.empty() ? "" : ", ", get(pt));
-        vals += fmt::format("{}w = {}: {}", vals.empty() ? "" : "; ", wds[wi], row);
-      }
-      r.add_check({.id = id,
-                   .claim = "paper 001 " + claim,
-                   .statement = fmt::format("{} is smaller at the largest p than at the smallest, for every weight decay", what),
-                   .predicted = static_cast<int>(wds.size()),
-                   .measured = falls,
-                   .holds = falls == static_cast<int>(wds.size()),
-                   .tolerance = json::object(),
-                   .note = fmt::format("By p ({}): {}. {}", p_text, vals, setting)});
+    auto falls = [&](const std::string& id, const std::string& claim, const std::string& what, auto get) {
+      std::vector<Point> pts;  // per weight decay: the value at the largest p against the one at the smallest
+      for (std::size_t wi = 0; wi < wds.size(); ++wi) pts.push_back({fmt::format("w = {}", wds[wi]), get(runs[wi].back()), get(runs[wi].front())});
+      for_all(a, {.id = id, .claim = claim, .statement = fmt::format("{} is smaller at the largest p than at the smallest, for every weight decay", what),
+                  .note = fmt::format("Measured at p = {}, bound: at p = {}. {}", ps.back(), ps.front(), setting)},
+              Relation::less, pts, "weight decays");
     };
-    series_check("a_over_p_falls_x", "Section 8.5 (Figures 16-19a)", "a/p of the hidden layers' inputs x (layer average)", [](const Point& q) { return q.a_x; });
-    series_check("a_over_p_falls_eta", "Section 8.5 (Figures 16-19a)", "a/p of the gradients η w.r.t. the hidden layers' outputs", [](const Point& q) { return q.a_eta; });
-    series_check("bound10_falls_x", "Section 8.5 (Figures 16-19c-f), Theorem 7 eq. (10)", "eq. (10)'s bound for X^{1:T}", [](const Point& q) { return q.t_x.bound10; });
-    series_check("bound10_falls_eta", "Section 8.5 (Figures 16-19c-f), Theorem 7 eq. (10)", "eq. (10)'s bound for H^{1:T}", [](const Point& q) { return q.t_eta.bound10; });
-    series_check("bound9_falls_x", "Section 8.5 (Figures 16-19c-f), Theorem 7 eq. (9)", "eq. (9)'s bound for X^{1:T}", [](const Point& q) { return q.t_x.bound9; });
-    double worst_beta = 0;
-    for (const auto& row : pts)
-      for (const Point& q : row) worst_beta = std::max({worst_beta, q.beta_x, q.beta_eta});
-    r.add_check({.id = "beta_over_p_below_1",
-                 .claim = "paper 001 Section 8.5",
-                 .statement = "β/p < 1 for every run, layer average, both x and η",
-                 .predicted = "< 1",
-                 .measured = worst_beta,
-                 .holds = worst_beta < 1.0,
-                 .tolerance = json::object(),
-                 .note = "With T = aS built from the same vectors, ‖T − I‖_F² = p − tr(T), so β/p = √(1 − a/p) < 1 by construction "
-                         "(flatness/theorem7.hpp); this check confirms the measured β, computed directly from T − I, obeys it. " + setting});
+    falls("a_over_p_falls_x", "Section 8.5 (Figures 16-19a)", "a/p of the hidden layers' inputs x (layer average)", [](const Run& q) { return q.x.a_over_p; });
+    falls("a_over_p_falls_eta", "Section 8.5 (Figures 16-19a)", "a/p of the gradients η w.r.t. the hidden layers' outputs", [](const Run& q) { return q.eta.a_over_p; });
+    falls("bound10_falls_x", "Section 8.5 (Figures 16-19c-f), Theorem 7 eq. (10)", "eq. (10)'s bound for X^{1:T}", [](const Run& q) { return q.t_x.bound10; });
+    falls("bound10_falls_eta", "Section 8.5 (Figures 16-19c-f), Theorem 7 eq. (10)", "eq. (10)'s bound for H^{1:T}", [](const Run& q) { return q.t_eta.bound10; });
+    falls("bound9_falls_x", "Section 8.5 (Figures 16-19c-f), Theorem 7 eq. (9)", "eq. (9)'s bound for X^{1:T}", [](const Run& q) { return q.t_x.bound9; });
+    std::vector<Point> betas;
+    for (std::size_t wi = 0; wi < wds.size(); ++wi)
+      for (std::size_t pi = 0; pi < ps.size(); ++pi) {
+        betas.push_back({fmt::format("w = {}, p = {}, x", wds[wi], ps[pi]), runs[wi][pi].x.beta_over_p, 1.0});
+        betas.push_back({fmt::format("w = {}, p = {}, η", wds[wi], ps[pi]), runs[wi][pi].eta.beta_over_p, 1.0});
+      }
+    for_all(a, {.id = "beta_over_p_below_1", .claim = "Section 8.5", .statement = "β/p < 1 for every run, layer average, both x and η",
+                .note = "With T = aS built from the same vectors, ‖T − I‖_F² = p − tr(T), so β/p = √(1 − a/p) < 1 by construction "
+                        "(flatness/theorem7.hpp); this check confirms the measured β, computed directly from T − I, obeys it. " + setting},
+            Relation::less, betas, "β/p values (runs × {x, η})");
 
     // --- Figures ----------------------------------------------------------------------------------
-    std::vector<double> px(ps.begin(), ps.end());
-    plot::Figure fa{.name = "thm7_a_over_p", .title = "paper 001 §8.5 (Figs. 16–19 a, b): a/p and β/p against p", .xlabel = "hidden dimension p",
-                    .ylabel = "a/p (solid), β/p (dashed)"};
-    fa.logx = true;
-    plot::Figure fb{.name = "thm7_bounds", .title = "paper 001 §8.5 (Figs. 16–19 c–f): Theorem 7's eq. (10) bound with the effective window",
-                    .xlabel = "hidden dimension p", .ylabel = "bound (log scale)"};
-    fb.logx = fb.logy = true;
-    const char* colors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b"};
-    json per_wd = json::array();
-    for (std::size_t wi = 0; wi < wds.size(); ++wi) {
-      std::vector<double> ax, bx, ae, be, b10x, b10e;
-      for (const Point& q : pts[wi]) {
-        ax.push_back(q.a_x), bx.push_back(q.beta_x), ae.push_back(q.a_eta), be.push_back(q.beta_eta);
-        b10x.push_back(q.t_x.bound10), b10e.push_back(q.t_eta.bound10);
-      }
-      const std::string col = colors[wi % 6];
-      fa.series.push_back({.x = px, .y = ax, .label = fmt::format("x, w = {}", wds[wi]), .style = plot::Style::linespoints, .color = col});
-      fa.series.push_back({.x = px, .y = ae, .label = fmt::format("η, w = {}", wds[wi]), .style = plot::Style::linespoints, .color = col, .width = 1.0});
-      fa.series.push_back({.x = px, .y = bx, .label = "", .color = col, .dashed = true});
-      fb.series.push_back({.x = px, .y = b10x, .label = fmt::format("X^{{1:T}}, w = {}", wds[wi]), .style = plot::Style::linespoints, .color = col});
-      fb.series.push_back({.x = px, .y = b10e, .label = fmt::format("H^{{1:T}}, w = {}", wds[wi]), .style = plot::Style::linespoints, .color = col, .width = 1.0, .dashed = true});
-      per_wd.push_back({{"wd", wds[wi]}, {"p", px}, {"a_over_p_x", ax}, {"a_over_p_eta", ae}, {"beta_over_p_x", bx}, {"beta_over_p_eta", be},
-                        {"bound10_x", b10x}, {"bound10_eta", b10e}});
-    }
-    a.add_figure(std::move(fa));
-    a.add_figure(std::move(fb));
-    r.data["experiment"] = per_wd;
+    r.data["experiment"] = add_figures(a, ps, wds, runs);
     r.data["paper_windows"] = {{"w0.1", k01}, {"w0.3", k03}};
     r.data["eq11_at_paper_values"] = {{"lhs", paper11.lhs11}, {"rhs", paper11.rhs11}, {"margin", paper11.margin11}, {"c", paper11.c}};
     r.data["data_note"] = nn::kFashionMnistNote;

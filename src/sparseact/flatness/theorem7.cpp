@@ -60,4 +60,22 @@ Anisotropy anisotropy(const Eigen::MatrixXd& S) {
   return r;
 }
 
+Anisotropy layer_average(const std::vector<Anisotropy>& layers) {
+  if (layers.empty()) throw InputError("layer_average: no layers");
+  const double L = static_cast<double>(layers.size());
+  Anisotropy m;
+  for (const Anisotropy& l : layers) {
+    m.a += l.a / L;
+    m.a_over_p += l.a_over_p / L;
+    m.beta += l.beta / L;
+    m.beta_over_p += l.beta_over_p / L;
+  }
+  return m;
+}
+
+double accumulated_vectors(double batch, double T_ref, double window) {
+  if (!(batch >= 1.0) || !(T_ref >= 1.0) || !(window >= 0.0)) throw InputError("accumulated_vectors: need batch, T_ref >= 1 and window >= 0");
+  return batch * std::min(T_ref, window);
+}
+
 }  // namespace sparseact::flatness

@@ -14,6 +14,10 @@
 // tr(T) = tr(S)²/tr(S²) ("we directly compute T^p = aS^p without normalizing S^p and compute ...
 // tr(T^p) to illustrate a"), and β = √(p tr((T − I)ᵀ(T − I))). Algebra: ‖T − I‖_F² = p − tr(T),
 // so β/p = √(1 − tr(T)/p) < 1 whenever S ≠ 0 — §8.5's "β/p never exceeds 1" holds by construction.
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
 #include <Eigen/Core>
 
 namespace sparseact::flatness {
@@ -42,5 +46,43 @@ struct Anisotropy {
 
 /// From the p×p second-moment matrix S (symmetric PSD, not all zero).
 Anisotropy anisotropy(const Eigen::MatrixXd& S);
+
+/// The mean of a/p and β/p (and of a, β) over layers, summed in layer order: §8.5 reports one
+/// a/p and one β/p per run, the hidden layers' average.
+Anisotropy layer_average(const std::vector<Anisotropy>& layers);
+
+/// Appendix D's accumulated second moment with weight decay: the steps of the effective window
+/// enter with weights r^{T−t}, r = 1 − η_r w,
+///     S = Σ_t r^{T−t} Σ_{s ∈ batch t} x_s x_sᵀ,
+/// summed over the steps t at which the vectors are collected (§8.5: every few steps). Only the
+/// lower triangle is stored; the scale of S does not enter a/p or β/p.
+class DecayedMoment {
+ public:
+  DecayedMoment(Eigen::Index p, double r) : lower_(Eigen::MatrixXd::Zero(p, p)), r_(r) {}
+
+  /// Adds weight·X Xᵀ for the columns of X (p × batch) collected at step t (t increasing, counted
+  /// from 1), after decaying what is already there by r^{t − t_prev}. The weight is explicit
+  /// because Eigen 3.4's rankUpdate(c·X) applies the factor c once, not c² (it extracts the
+  /// scalar as a BLAS alpha): pass X and c² instead of c·X.
+  void add(long t, const Eigen::MatrixXd& X, double weight = 1.0) {
+    if (X.rows() != lower_.rows() || t < last_t_) throw std::invalid_argument("DecayedMoment::add: X must have p rows and t must not decrease");
+    lower_ *= std::pow(r_, static_cast<double>(t - last_t_));
+    last_t_ = t;
+    lower_.selfadjointView<Eigen::Lower>().rankUpdate(X, weight);
+  }
+
+  /// S with both triangles.
+  Eigen::MatrixXd S() const { return lower_.selfadjointView<Eigen::Lower>(); }
+  long last_step() const { return last_t_; }
+
+ private:
+  Eigen::MatrixXd lower_;
+  double r_;
+  long last_t_ = 0;
+};
+
+/// The number of accumulated vectors Theorem 7's bound uses: bT = b·min(T_ref, k), the run's
+/// length capped by the effective window k (§4.6).
+double accumulated_vectors(double batch, double T_ref, double window);
 
 }  // namespace sparseact::flatness

@@ -1,5 +1,8 @@
 #include <sparseact/spectral/projection_bound.hpp>
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include <Eigen/Cholesky>
@@ -28,6 +31,33 @@ ProjectionTerms projection_terms(const Eigen::MatrixXd& K, const Eigen::MatrixXd
     t.projected = W.colwise().squaredNorm().transpose();
   }
   return t;
+}
+
+Theorem6Summary theorem6_summary(const ProjectionTerms& terms, double lambda_min_nonzero, double lambda_max) {
+  const Eigen::Index m = terms.quadratic.size();
+  if (terms.projected.size() != m || terms.norm2.size() != m)
+    throw std::invalid_argument("theorem6_summary: terms of different lengths");
+  Theorem6Summary s;
+  s.bound_ratio = Eigen::VectorXd::Constant(m, NAN);
+  s.r = Eigen::VectorXd::Constant(m, NAN);
+  s.min_bound_ratio = INFINITY;
+  for (Eigen::Index j = 0; j < m; ++j) {
+    if (terms.projected(j) == 0) continue;
+    s.bound_ratio(j) = terms.quadratic(j) / (lambda_min_nonzero * terms.projected(j));
+    s.r(j) = terms.projected(j) / terms.norm2(j);
+    s.min_bound_ratio = std::min(s.min_bound_ratio, s.bound_ratio(j));
+    s.mean_r += s.r(j);
+    s.mean_rayleigh += terms.quadratic(j) / terms.projected(j) / lambda_max;
+    ++s.used;
+  }
+  // Sums in sample order, then one division: the means do not depend on how η was batched.
+  s.mean_r /= static_cast<double>(s.used);
+  s.mean_rayleigh /= static_cast<double>(s.used);
+  return s;
+}
+
+double theorem6_rounding_tolerance(double lambda_min_nonzero, double lambda_max, Eigen::Index n, Eigen::Index d) {
+  return 64 * (lambda_max / lambda_min_nonzero) * std::numeric_limits<double>::epsilon() * static_cast<double>(std::max(n, d));
 }
 
 Eigen::MatrixXd sample_eta(const Eigen::MatrixXd& K, EtaSource source, Eigen::Index samples, std::uint64_t seed,

@@ -26,6 +26,23 @@ struct ProjectionTerms {
 /// Evaluates the terms of Theorem 6 for each column of `eta` (n × samples). Requires rank(K) = min(n, d).
 ProjectionTerms projection_terms(const Eigen::MatrixXd& K, const Eigen::MatrixXd& eta);
 
+/// Theorem 6 read over a set of η: the bound ratio ηᵀKKᵀη / (λ_min⁺ ‖Pη‖²), which the theorem says
+/// is ≥ 1, and how η sits against K. An η with Pη = 0 (e.g. an all-inactive ReLU mask) has nothing
+/// to bound and is left out (NaN in the per-sample vectors).
+struct Theorem6Summary {
+  Eigen::VectorXd bound_ratio;   ///< per η: ηᵀKKᵀη / (λ_min⁺ ‖Pη‖²)
+  Eigen::VectorXd r;             ///< per η: r = ‖Pη‖²/‖η‖²
+  double min_bound_ratio = 0;    ///< over the η used; +∞ when none
+  double mean_r = 0;             ///< mean r
+  double mean_rayleigh = 0;      ///< mean ηᵀKKᵀη / (λ_max ‖Pη‖²): where the Rayleigh quotient sits in [λ_min⁺, λ_max]
+  Eigen::Index used = 0;         ///< η with Pη ≠ 0
+};
+Theorem6Summary theorem6_summary(const ProjectionTerms& terms, double lambda_min_nonzero, double lambda_max);
+
+/// Relative rounding allowance of the bound ratio: ‖Kᵀη‖² and zᵀ(KᵀK)⁻¹z each carry a relative
+/// error of order κ(KᵀK)·ε, κ = λ_max/λ_min⁺, summed over max(n, d) terms: 64·κ·max(n, d)·ε.
+double theorem6_rounding_tolerance(double lambda_min_nonzero, double lambda_max, Eigen::Index n, Eigen::Index d);
+
 /// Where the η of Theorem 6 come from.
 enum class EtaSource {
   gaussian,        ///< η ~ N(0, I_n): no alignment with K

@@ -20,6 +20,11 @@ Eigen::VectorXd Spectrum::all_eigenvalues() const {
   return all;
 }
 
+double zero_fraction_limit(Eigen::Index n, Eigen::Index d) {
+  if (n < 1 || d < 1) throw std::invalid_argument("zero_fraction_limit: need n, d ≥ 1");
+  return static_cast<double>(std::max<Eigen::Index>(n - d, 0)) / static_cast<double>(n);
+}
+
 Spectrum spectrum_from_gram(Eigen::Index n, Eigen::Index d, Eigen::VectorXd gram_eigenvalues) {
   if (gram_eigenvalues.size() != std::min(n, d))
     throw std::invalid_argument(fmt::format("spectrum_from_gram: {} eigenvalues for a {}x{} matrix", gram_eigenvalues.size(), n, d));

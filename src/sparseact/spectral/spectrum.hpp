@@ -32,6 +32,10 @@ struct Spectrum {
   Eigen::VectorXd all_eigenvalues() const;
 };
 
+/// Theorem 5's zero fraction of K Kᵀ for K ∈ R^{n×d}: (n − d)/n when n > d, else 0 (the atom
+/// 1 − 1/c of Marchenko–Pastur with c = n/d, as one division of integers).
+double zero_fraction_limit(Eigen::Index n, Eigen::Index d);
+
 /// Spectrum from the eigenvalues of the smaller Gram matrix, however they were computed (CPU or
 /// GPU); decides the rank with the threshold max(n, d) · ε · λ_max.
 Spectrum spectrum_from_gram(Eigen::Index n, Eigen::Index d, Eigen::VectorXd gram_eigenvalues);
