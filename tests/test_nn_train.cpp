@@ -7,6 +7,8 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <filesystem>
+#include <string>
 #include <vector>
 
 #include <Eigen/Dense>
@@ -17,6 +19,7 @@
 #include <sparseact/nn/data.hpp>
 #include <sparseact/nn/optim.hpp>
 #include <sparseact/nn/recipes.hpp>
+#include <sparseact/nn/idx.hpp>
 #include <sparseact/nn/train.hpp>
 
 namespace nn = sparseact::nn;
@@ -323,4 +326,21 @@ TEST_CASE("recipes: a uniform block MLP, AdamW decaying weights only", "[nn][tra
   // W_in 7×5, K 11×7 and V 7×11 per block, W_out 4×7
   CHECK(weights == 35 + 3 * (77 + 77) + 28);
   CHECK(opt.decay_mask.sum() == weights);
+}
+
+TEST_CASE("fashion_mnist refuses more images than the split holds instead of clamping", "[nn][data]") {
+  if (!std::filesystem::exists(nn::default_fashion_mnist_dir())) {
+    WARN("dataset-fashion-mnist is not installed: skipped");
+    return;
+  }
+  try {
+    nn::fashion_mnist("test", 20000, 7);  // the test split holds 10000
+    FAIL("expected an InputError");
+  } catch (const InputError& e) {
+    const std::string msg = e.what();
+    CHECK(msg.find("20000") != std::string::npos);
+    CHECK(msg.find("10000") != std::string::npos);
+    CHECK(msg.find('\n') == std::string::npos);
+  }
+  CHECK(nn::fashion_mnist("test", 10000, 7).size() == 10000);
 }
