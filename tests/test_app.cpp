@@ -90,6 +90,12 @@ TEST_CASE("a speed check holds only when the ratio of medians reaches the target
   CHECK_FALSE(close.holds);
   CHECK(close.inconclusive);
 
+  // one repeat a side: the noise is unknown, so even a clear ratio does not hold
+  const SpeedVerdict single = speed_verdict({1.0}, {3.0}, 1.5);
+  CHECK_FALSE(single.holds);
+  CHECK(single.inconclusive);
+  CHECK(single.verdict == "inconclusive: too few repeats to judge the noise");
+
   Analysis a = test_analysis();
   const Check& c = speedup_at_least(a, {.id = "speed", .claim = "benchmark target"}, ours, peer, 1.0);
   CHECK_FALSE(c.holds);

@@ -186,9 +186,13 @@ SpeedVerdict speed_verdict(const std::vector<double>& ours_s, const std::vector<
   v.spread = std::max(stats::interquartile_range(ours_s) / ours, stats::interquartile_range(peer_s) / peer);
   v.ratio_lo = v.ratio / (1 + v.spread);
   v.ratio_hi = v.ratio * (1 + v.spread);
-  v.holds = v.ratio >= target && v.ratio_lo >= target;
+  // Fewer than three repeats on either side say nothing about the noise: never enough to hold.
+  const bool too_few = ours_s.size() < 3 || peer_s.size() < 3;
+  v.holds = !too_few && v.ratio >= target && v.ratio_lo >= target;
   v.inconclusive = !v.holds && v.ratio_hi >= target;
-  v.verdict = v.holds ? "holds" : v.inconclusive ? "inconclusive: machine too noisy" : "does not hold";
+  v.verdict = v.holds ? "holds"
+              : v.inconclusive ? (too_few ? "inconclusive: too few repeats to judge the noise" : "inconclusive: machine too noisy")
+                               : "does not hold";
   return v;
 }
 
@@ -197,7 +201,7 @@ Check& speedup_at_least(Analysis& a, Claim c, const std::vector<double>& ours_s,
   const SpeedVerdict v = speed_verdict(ours_s, peer_s, target);
   Check out = base(a, std::move(c));
   out.predicted = fmt::format("≥ {}× (median peer / median ours)", number(target));
-  out.measured = v.inconclusive ? json(fmt::format("{}× (inconclusive: machine too noisy)", number(v.ratio))) : json(v.ratio);
+  out.measured = v.inconclusive ? json(fmt::format("{}× ({})", number(v.ratio), v.verdict)) : json(v.ratio);
   out.holds = v.holds;
   out.tolerance = {{"target", target},
                    {"relative_spread", v.spread},

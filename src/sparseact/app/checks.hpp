@@ -80,7 +80,7 @@ struct SpeedVerdict {
   double ratio = 0.0;            ///< median(peer) / median(ours): > 1 means we are faster
   double spread = 0.0;           ///< the larger relative interquartile range of the two sets of repeats
   double ratio_lo = 0.0, ratio_hi = 0.0;  ///< ratio / (1 + spread), ratio · (1 + spread)
-  bool holds = false;            ///< ratio ≥ target and ratio_lo ≥ target
+  bool holds = false;            ///< ratio ≥ target and ratio_lo ≥ target, with ≥ 3 repeats on each side
   bool inconclusive = false;     ///< the target lies inside [ratio_lo, ratio_hi): the spread decides
   std::string verdict;           ///< "holds", "does not hold" or "inconclusive: machine too noisy"
 };
