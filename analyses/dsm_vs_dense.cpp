@@ -72,7 +72,7 @@ struct Runs {
 };
 
 /// The sweep's parsed parameters.
-struct Sweep {
+struct DsmSweep {
   std::vector<int> units, widths, bits, table1_units;
   int seeds = 0, table1_seeds = 0, table1_target = 0;
   int T_max() const { return widths.back(); }
@@ -116,7 +116,7 @@ void add_least_squares_reference(Analysis& a, const Runs& R) {
 
 /// DSM, LSH and random hash vs dense at equal activated units on one target (Figures 2–4, 7); returns
 /// the per-K comparisons for data.summary.
-json check_target(Analysis& a, const Runs& R, const Sweep& sw, int ti, const Target& target, double variance) {
+json check_target(Analysis& a, const Runs& R, const DsmSweep& sw, int ti, const Target& target, double variance) {
   const std::string tn = kTargets[std::size_t(ti)];
   const int T_max = sw.T_max();
   auto dense = [&](int K) { return R.find(0, ti, ModelKind::dense, K, K, 0); };
@@ -175,7 +175,7 @@ json check_target(Analysis& a, const Runs& R, const Sweep& sw, int ti, const Tar
 }
 
 /// Table 1: dense against DSMs of 50% and 25% sparsity at equal FLOPs, and the paper's "18k beats 73k".
-void check_table1(Analysis& a, const Runs& R, const Sweep& sw, const Target& target, const Dataset& data) {
+void check_table1(Analysis& a, const Runs& R, const DsmSweep& sw, const Target& target, const Dataset& data) {
   const int t1 = sw.table1_target;
   Table table{"table1", {"flops", "K", "mse_dense", "mse_dsm50", "mse_dsm25", "sd_dense", "sd_dsm50", "sd_dsm25",
                          "paper_dense", "paper_dsm50", "paper_dsm25"}, {}};
@@ -222,7 +222,7 @@ void check_table1(Analysis& a, const Runs& R, const Sweep& sw, const Target& tar
                v.mean_diff, v.margin).tolerance["rule"] = kMarginRule;
 }
 
-void add_figures(Analysis& a, const Runs& R, const Sweep& sw, const std::vector<std::unique_ptr<Target>>& targets) {
+void add_figures(Analysis& a, const Runs& R, const DsmSweep& sw, const std::vector<std::unique_ptr<Target>>& targets) {
   const std::vector<int>&units = sw.units, &widths = sw.widths, &bits = sw.bits;
   const int seeds = sw.seeds;
   const char* colors[] = {"black", "#1f77b4", "#2ca02c", "#17becf", "#9467bd", "#8c564b", "#e377c2"};
@@ -324,7 +324,7 @@ int main(int argc, char** argv) {
     // --- Parameters ------------------------------------------------------------------------------
     auto& r = a.result;
     const std::uint64_t seed = a.common.seed;
-    const Sweep sw{.units = parse_list("--units", units_text, 1, 1 << 16),
+    const DsmSweep sw{.units = parse_list("--units", units_text, 1, 1 << 16),
                    .widths = parse_list("--widths", widths_text, 1, 1 << 20),
                    .bits = parse_list("--lsh-bits", bits_text, 1, 20),
                    .table1_units = parse_list("--table1-units", table1_text, 1, 1 << 16),

@@ -6,11 +6,13 @@
 // (Tracy–Widom edge fluctuations) and to be negative: the ratio approaches its limit from below.
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include <fmt/format.h>
 
 #include <sparseact/app/analysis.hpp>
 #include <sparseact/app/checks.hpp>
+#include <sparseact/app/sweep.hpp>
 #include <sparseact/core/errors.hpp>
 #include <sparseact/spectral/finite_size.hpp>
 #include <sparseact/spectral/init.hpp>
@@ -73,9 +75,22 @@ int main(int argc, char** argv) {
     const Init init = parse_init(init_name);
     const Distribution dist = parse_distribution(dist_name);
 
-    // --- Run: every (c, n), then the rates over n per c -------------------------------------------
+    // --- Run: every (c, n, trial) a work item, then the cells and the rates over n per c -----------
+    const Grid grid{{cs.size(), ns.size(), static_cast<std::size_t>(trials)}};
+    const auto shape = [&](std::size_t i) {
+      const auto g = grid.coords(i);
+      return std::tuple{cs[g[0]], static_cast<int>(ns[g[1]]), static_cast<int>(g[2]), g};
+    };
+    const std::vector<Record> records = a.sweep({
+        .label = "spectra", .count = grid.count(),
+        .key = [&](std::size_t i) { auto [c, n, t, g] = shape(i); return fmt::format("c={:g},n={},trial={}", c, n, t); },
+        .cost = [&](std::size_t i) { auto [c, n, t, g] = shape(i); const double d = finite_size_columns(n, c); return std::pow(std::min<double>(n, d), 2) * std::max<double>(n, d); },
+        .item = [&](std::size_t i) {
+          auto [c, n, t, g] = shape(i);
+          const FiniteSizeTrial draw = finite_size_trial(n, c, init, dist, a.common.seed, stream_id(g[0], g[1]), t, a.common.device);
+          return Record().set("ratio", draw.ratio).set("ks", draw.ks);
+        }});
     Table table{"sweep", {"c", "n", "d", "ratio_mean", "ratio_se", "limit", "excess", "tw_excess", "ks_mean", "ks_se"}, {}};
-    auto progress = a.progress("sweep", cs.size() * ns.size() * static_cast<std::size_t>(trials));
     plot::Figure excess_fig{.name = "mp_sweep_excess", .title = "Finite-size excess of λ_max/λ_min⁺ over its limit",
                             .xlabel = "n (rows of K)", .ylabel = "|E[λ_max/λ_min⁺] − ((1+√c)/(1−√c))²|", .logx = true, .logy = true};
     plot::Figure ks_fig{.name = "mp_sweep_ks", .title = "Kolmogorov–Smirnov distance of the ESD of K Kᵀ to Marchenko–Pastur",
@@ -86,8 +101,12 @@ int main(int argc, char** argv) {
       const double c = cs[ci];
       std::vector<FiniteSizeCell> cells;
       for (std::size_t ni = 0; ni < ns.size(); ++ni) {
-        const FiniteSizeCell& cell = cells.emplace_back(finite_size_cell(static_cast<int>(ns[ni]), c, init, dist, trials, a.common.seed,
-                                                                         stream_id(ci, ni), a.common.device, progress.get()));
+        std::vector<FiniteSizeTrial> draws;
+        for (int t = 0; t < trials; ++t) {
+          const Record& r = records[grid.index({ci, ni, static_cast<std::size_t>(t)})];
+          draws.push_back({r.num("ratio"), r.num("ks")});
+        }
+        const FiniteSizeCell& cell = cells.emplace_back(finite_size_cell(static_cast<int>(ns[ni]), c, draws));
         table.add_row({c, double(cell.n), double(cell.d), cell.ratio_mean, cell.ratio_se, cell.limit, cell.excess(), cell.tw_excess(), cell.ks_mean, cell.ks_se});
         below.push_back({fmt::format("c = {:g}, n = {}", c, cell.n), cell.ratio_mean, cell.limit});
       }

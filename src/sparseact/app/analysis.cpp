@@ -7,16 +7,24 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
+#include <optional>
+#include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <omp.h>
 #include <unistd.h>
 
 #include <sparseact/app/checks.hpp>
+#include <sparseact/app/cluster.hpp>
 #include <sparseact/app/output_set.hpp>
+#include <sparseact/app/sweep_runner.hpp>
 #include <sparseact/core/errors.hpp>
+#include <sparseact/core/rng.hpp>
 #include <sparseact/core/version.hpp>
+#include <sparseact/cuda/runtime.hpp>
 
 namespace sparseact::app {
 
@@ -32,9 +40,14 @@ Analysis::Analysis(AnalysisInfo info) : info_(std::move(info)), app_(std::make_u
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))->capture_default_str();
   app.add_option("--scale", scale_flag_, "quick: seconds, for tests; paper: the paper's setting")
       ->check(CLI::IsMember({"quick", "paper"}))->capture_default_str();
-  app.add_option("--threads", common.threads, "OpenMP threads (0: all cores; BLAS follows OPENBLAS_NUM_THREADS); results do not depend on it")
+  app.add_option("--threads", common.threads, "OpenMP threads, and the work items a sweep runs at once (0: all cores of the affinity mask); results do not depend on it")
       ->check(CLI::Range(0, 1024))->capture_default_str();
   app.add_flag("--pdf", common.pdf, "also write figures as PDF");
+  app.add_flag("--resume", common.resume,
+               "checkpoint each finished sweep item under <out>/.sweep and reuse those there: a rerun computes only the missing items");
+  app.add_flag("--list-items", common.list_items, "print the sweep's work items (index, key, estimated cost) as JSON lines and exit");
+  app.add_option("--item-order", item_order_, "test only: the order in which items are handed out")
+      ->check(CLI::IsMember({"cost", "reverse", "shuffle"}))->group("");
   app.set_version_flag("--version", std::string(info_.name) + " (sparseact " + version() + ")");
 }
 
@@ -47,6 +60,9 @@ json Analysis::collect_params() const {
   for (const CLI::Option* opt : app_->get_options()) {
     const std::string name = opt->get_single_name();
     if (name.empty() || name == "help" || name == "version") continue;
+    // How a run executes, never what it computes: kept out of <name>.json, which must not differ
+    // between a resumed run, a listing or a test's hand-out order and a plain one.
+    if (name == "resume" || name == "list-items" || name == "item-order") continue;
     if (opt->get_items_expected_max() == 0) {  // a flag: present or not
       params[name] = opt->count() > 0;
       continue;
@@ -128,58 +144,246 @@ void read_values_as_written(CLI::App& app) {
 
 }  // namespace
 
+namespace {
+
+// How a rank leaves the body early; all are caught in Analysis::run.
+struct WorkerDone {};             ///< a rank other than 0 after the sweep: rank 0 reduces and writes
+struct ItemsListed {};            ///< --list-items printed the grid
+struct PeerFailed { int code; };  ///< another rank failed first; it says why
+
+constexpr int kWriteOutputs = -1;  ///< the body finished: write the outputs (rank 0)
+
+std::string one_line(std::string msg) {
+  for (auto& ch : msg)
+    if (ch == '\n') ch = ' ';
+  return msg;
+}
+
+}  // namespace
+
 int Analysis::run(int argc, char** argv, const std::function<void(Analysis&)>& body) {
+  // Before MPI starts, the launcher's environment says which process speaks: rank 0 alone prints
+  // help, versions and flag errors, which every rank meets alike.
+  const bool speaker = cluster::launch_env().rank == 0;
+  std::ostringstream silent;
   try {
     read_values_as_written(*app_);
     app_->parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
-    return app_->exit(e);
+    return speaker ? app_->exit(e) : app_->exit(e, silent, silent);
   } catch (const CLI::CallForAllHelp& e) {
-    return app_->exit(e);
+    return speaker ? app_->exit(e) : app_->exit(e, silent, silent);
   } catch (const CLI::CallForVersion& e) {
-    return app_->exit(e);
+    return speaker ? app_->exit(e) : app_->exit(e, silent, silent);
   } catch (const CLI::ParseError& e) {
-    std::string msg = e.what();
-    for (auto& ch : msg)
-      if (ch == '\n') ch = ' ';
-    fmt::print(stderr, "{}: error: {}\n", info_.name, msg);
+    if (speaker) fmt::print(stderr, "{}: error: {}\n", info_.name, one_line(e.what()));
     return exit_bad_input;
   }
-  const auto start = std::chrono::steady_clock::now();
   try {
-    common.scale = scale_flag_ == "paper" ? Scale::paper : Scale::quick;
-    for (auto& resolve : resolvers_) resolve(common.scale);
-    if (!info_.gpu_path && common.device_flag == "cuda")
-      throw InputError(fmt::format("--device cuda: {} has no GPU code path; use --device cpu or auto", info_.name));
-    common.device = info_.gpu_path ? resolve_device(common.device_flag) : Device::cpu;
-    // --threads sets OpenMP's team only. OpenBLAS keeps its own pool (OPENBLAS_NUM_THREADS): its
-    // reductions are partitioned by its thread count, so leaving it alone keeps every number
-    // identical for any --threads (benchmarks pin both sides' BLAS threads themselves).
-    if (common.threads > 0) omp_set_num_threads(common.threads);
-    if (common.out.empty()) throw InputError("--out: must name a folder");
-    require_writable_folder(common.out);
+    cluster::init();
+  } catch (const std::exception& e) {
+    if (speaker) fmt::print(stderr, "{}: error: {}\n", info_.name, one_line(e.what()));
+    return exit_bad_input;
+  }
+  const int code = run_body(body);
+  cluster::finalize();
+  return code;
+}
 
-    result.analysis = info_.name;
-    result.paper = info_.paper;
-    result.claims = info_.claims;
-    result.seed = common.seed;
-    result.device = to_string(common.device);
-    result.version = version();
-    body(*this);
-  } catch (const InputError& e) {
-    fmt::print(stderr, "{}: error: {}\n", info_.name, e.what());
-    return exit_bad_input;
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "{}: internal error: {}\n", info_.name, e.what());
-    return exit_internal;
+void Analysis::setup() {
+  common.scale = scale_flag_ == "paper" ? Scale::paper : Scale::quick;
+  for (auto& resolve : resolvers_) resolve(common.scale);
+  if (!info_.gpu_path && common.device_flag == "cuda")
+    throw InputError(fmt::format("--device cuda: {} has no GPU code path; use --device cpu or auto", info_.name));
+  const cluster::Info& ci = cluster::info();
+  if (ci.active && info_.gpu_path) {
+    // No run mixes CPU and GPU items: auto means cuda only when every rank has a GPU.
+    const bool all_gpu = std::all_of(gpu_counts_.begin(), gpu_counts_.end(), [](int n) { return n > 0; });
+    const int mine = gpu_counts_[static_cast<std::size_t>(ci.rank)];
+    if (common.device_flag == "cuda" && mine == 0)
+      throw InputError(fmt::format("--device cuda: rank {} on {} sees no CUDA GPU", ci.rank, ci.host));
+    common.device = (common.device_flag == "cpu" || !all_gpu) ? Device::cpu : Device::cuda;
+    if (common.device == Device::cuda) cuda::select_device(device_for_local_rank(ci.local_rank, mine));
+  } else {
+    common.device = info_.gpu_path ? resolve_device(common.device_flag) : Device::cpu;
   }
-  result.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // --threads sets OpenMP's team only. OpenBLAS keeps its own pool (OPENBLAS_NUM_THREADS): its
+  // reductions are partitioned by its thread count, so leaving it alone keeps every number
+  // identical for any --threads (benchmarks pin both sides' BLAS threads themselves); a sweep's
+  // items run with serial BLAS wherever they run.
+  if (common.threads > 0) omp_set_num_threads(common.threads);
+  if (common.out.empty()) throw InputError("--out: must name a folder");
+  require_writable_folder(common.out);
+
+  result.analysis = info_.name;
+  result.paper = info_.paper;
+  result.claims = info_.claims;
+  result.seed = common.seed;
+  result.device = to_string(common.device);
+  result.version = version();
+}
+
+// Under MPI every path out of the body ends in one of two ways, identical on all ranks:
+//  - a failure before the sweep (bad input, a rank without a GPU, a foreign .sweep manifest): the
+//    ranks agree on statuses (one allgather, inside sweep() or here), the lowest failing rank prints
+//    its line and every rank exits with its code;
+//  - otherwise rank 0 finishes the body, writes the outputs and broadcasts its exit code.
+int Analysis::run_body(const std::function<void(Analysis&)>& body) {
+  const cluster::Info& ci = cluster::info();
+  const auto start = std::chrono::steady_clock::now();
+  int code = kWriteOutputs;
+  std::string message;
   try {
-    return write_outputs();
+    if (ci.active) gpu_counts_ = cluster::allgather(cuda::device_count());  // first, before anything can fail
+    setup();
+    body(*this);
+  } catch (const WorkerDone&) {
+    code = exit_ok;
+  } catch (const ItemsListed&) {
+    code = exit_ok;
+  } catch (const PeerFailed& p) {
+    code = p.code;
+  } catch (const InputError& e) {
+    code = exit_bad_input, message = fmt::format("{}: error: {}", info_.name, one_line(e.what()));
   } catch (const std::exception& e) {
-    fmt::print(stderr, "{}: internal error while writing {}: {}\n", info_.name, common.out, e.what());
-    return exit_internal;
+    code = exit_internal, message = fmt::format("{}: internal error: {}", info_.name, one_line(e.what()));
   }
+  if (ci.active && !agreement_.reached) {
+    try {
+      agree(code == kWriteOutputs ? 0 : code, nullptr);
+    } catch (const PeerFailed& p) {
+      code = p.code;
+    }
+  }
+  if (agreement_.failed_rank >= 0) {
+    if (agreement_.failed_rank == ci.rank && !message.empty()) fmt::print(stderr, "{}\n", message);
+    return agreement_.code;
+  }
+  if (!message.empty()) fmt::print(stderr, "{}\n", message);
+  if (writes_outputs() && code == kWriteOutputs) {
+    result.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    try {
+      code = write_outputs();
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "{}: internal error while writing {}: {}\n", info_.name, common.out, e.what());
+      code = exit_internal;
+    }
+  }
+  return ci.active ? cluster::broadcast(code) : code;
+}
+
+void Analysis::agree(int status, std::exception_ptr error) {
+  const std::vector<int> statuses = cluster::allgather(status);
+  agreement_.reached = true;
+  for (std::size_t r = 0; r < statuses.size(); ++r)
+    if (statuses[r] != 0) {
+      agreement_.failed_rank = static_cast<int>(r);
+      agreement_.code = statuses[r];
+      break;
+    }
+  if (agreement_.failed_rank < 0) return;
+  if (error) std::rethrow_exception(error);
+  throw PeerFailed{agreement_.code};
+}
+
+bool Analysis::writes_outputs() const { return cluster::info().rank == 0; }
+
+json Analysis::result_params() const {
+  json p = result.params.empty() ? collect_params() : result.params;
+  for (const char* k : {"out", "threads", "pdf", "device"}) p.erase(k);
+  p["device"] = to_string(common.device);
+  return p;
+}
+
+namespace {
+
+/// With --resume every rank writes item files into <out>/.sweep, so every rank must see the same
+/// folder: rank 0 leaves a token there and each rank reads it back. Leaves nothing behind when
+/// the check fails.
+void require_shared_out(const fs::path& out) {
+  const cluster::Info& ci = cluster::info();
+  const fs::path dir = out / ".sweep";
+  fs::path created;  // the first folder this check creates, removed on failure
+  std::string token;
+  if (ci.rank == 0) {
+    std::error_code ec;
+    for (fs::path p = dir; !p.empty() && !fs::exists(p, ec); p = p.parent_path()) created = p;
+    fs::create_directories(dir);
+    const std::string content = fmt::format("{:016x}", mix64(static_cast<std::uint64_t>(::getpid()) ^
+                                                             static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count())));
+    const fs::path file = dir / (".share-" + content);
+    std::ofstream(file) << content;
+    token = file.string() + "\n" + content;
+  }
+  token = cluster::broadcast(token);
+  const std::string path = token.substr(0, token.find('\n')), content = token.substr(token.find('\n') + 1);
+  std::string seen;
+  std::ifstream(path) >> seen;
+  const std::vector<int> ok = cluster::allgather(seen == content ? 1 : 0);
+  std::vector<std::string> blind;
+  for (std::size_t r = 0; r < ok.size(); ++r)
+    if (!ok[r]) blind.push_back(std::to_string(r));
+  if (ci.rank == 0) {
+    std::error_code ec;
+    fs::remove(path, ec);
+    if (!blind.empty() && !created.empty()) fs::remove_all(created, ec);
+  }
+  if (blind.empty()) return;
+  if (ci.rank == 0)
+    throw InputError(fmt::format("--out {}: --resume needs a folder every rank sees, and rank(s) {} cannot read {}",
+                                 out.string(), fmt::join(blind, ", "), dir.string()));
+  throw PeerFailed{exit_bad_input};
+}
+
+}  // namespace
+
+std::vector<Record> Analysis::sweep(const Sweep& s) {
+  const cluster::Info& ci = cluster::info();
+  if (common.list_items) {
+    if (writes_outputs()) fmt::print("{}", list_items(s));
+    throw ItemsListed{};
+  }
+  SweepOptions o;
+  o.threads = common.threads;
+  o.resume = common.resume;
+  o.out = normalise_out(common.out);
+  o.analysis = info_.name;
+  o.version = version();
+  o.params = result_params();
+  o.order = item_order_ == "reverse" ? ItemOrder::reverse : item_order_ == "shuffle" ? ItemOrder::shuffle : ItemOrder::cost;
+  SweepReport report;
+  std::optional<ResumeState> state;
+  if (!ci.active) {
+    if (o.resume) {
+      state = read_resume_state(s, o);
+      open_resume_folder(s, o, *state);
+    }
+    std::vector<Record> records = run_here(s, o, state ? &*state : nullptr, report);
+    if (o.resume) write_run_json(s, o, report, {cluster::info().host.empty() ? "localhost" : cluster::info().host}, result.device);
+    return records;
+  }
+  // Every rank: validation of .sweep on rank 0, agreed by all before the first item.
+  int status = 0;
+  std::exception_ptr error;
+  if (ci.rank == 0 && o.resume) {
+    try {
+      state = read_resume_state(s, o);
+    } catch (const InputError&) {
+      status = exit_bad_input, error = std::current_exception();
+    } catch (const std::exception&) {
+      status = exit_internal, error = std::current_exception();
+    }
+  }
+  agree(status, error);
+  if (o.resume) {
+    require_shared_out(o.out);
+    if (ci.rank == 0) open_resume_folder(s, o, *state);
+  }
+  std::vector<Record> records = run_on_ranks(s, o, state ? &*state : nullptr, report);
+  const std::vector<std::string> hosts = cluster::gather_strings(ci.host);
+  if (ci.rank != 0) throw WorkerDone{};
+  write_run_json(s, o, report, hosts, result.device);
+  return records;
 }
 
 int Analysis::write_outputs() {

@@ -14,7 +14,12 @@
 // 2, nothing written; other exceptions: exit 1), writes <name>.json, the CSV tables and the figures
 // into --out atomically, prints the checks, and exits 0 when every check holds, 3 otherwise.
 // The checks themselves are stated with the helpers of app/checks.hpp.
+//
+// A grid goes through sweep() (app/sweep.hpp): alone it runs the items on --threads compute
+// threads; under mpirun or srun every rank parses the flags and builds the grid, the ranks share
+// the items, and rank 0 alone reduces and writes, every rank exiting with rank 0's code.
 #include <cstdint>
+#include <exception>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -23,6 +28,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <sparseact/app/sweep.hpp>
 #include <sparseact/core/device.hpp>
 #include <sparseact/core/errors.hpp>
 #include <sparseact/core/progress.hpp>
@@ -52,8 +58,10 @@ struct CommonFlags {
   std::string device_flag = "auto";
   Device device = Device::cpu;  ///< resolved from device_flag and AnalysisInfo::gpu_path
   Scale scale = Scale::quick;
-  int threads = 0;  ///< 0: OpenMP's default
+  int threads = 0;  ///< 0: OpenMP's default; a sweep's items at once (0: the affinity mask's cores)
   bool pdf = false;
+  bool resume = false;      ///< checkpoint sweep items under <out>/.sweep and reuse them
+  bool list_items = false;  ///< print the sweep's items and exit
 };
 
 class Analysis {
@@ -85,6 +93,13 @@ class Analysis {
 
   void add_table(Table table) { result.tables.push_back(std::move(table)); }
   void add_figure(plot::Figure fig) { figures.push_back(std::move(fig)); }
+  /// Runs the items of `sweep` (here, or on every rank under MPI) and returns their records in
+  /// index order on the rank that goes on to reduce. On the other ranks it does not return: they
+  /// wait for rank 0's exit code. --list-items prints the items here and ends the run (exit 0).
+  std::vector<Record> sweep(const Sweep& sweep);
+  /// Whether this process writes the outputs (false on MPI ranks other than 0).
+  bool writes_outputs() const;
+
   /// A progress bar on stderr, drawn after ~2 s when stderr is a terminal.
   std::unique_ptr<Progress> progress(const std::string& label, std::size_t total) const;
 
@@ -95,7 +110,21 @@ class Analysis {
     else return std::to_string(v);
   }
   json collect_params() const;
+  /// The parameters that change results: params without where and how the run executes.
+  json result_params() const;
   int write_outputs();
+  int run_body(const std::function<void(Analysis&)>& body);
+  void setup();
+  /// Every rank states its status (0: fine); throws on failure somewhere (see analysis.cpp).
+  void agree(int status, std::exception_ptr error);
+
+  struct Agreement {
+    bool reached = false;
+    int failed_rank = -1;  ///< lowest rank that failed, −1 when none
+    int code = 0;
+  } agreement_;
+  std::string item_order_ = "cost";
+  std::vector<int> gpu_counts_;  ///< GPUs per rank, gathered at start under MPI
 
   AnalysisInfo info_;
   std::unique_ptr<CLI::App> app_;

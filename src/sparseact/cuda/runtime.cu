@@ -17,9 +17,24 @@ int device_count() noexcept {
 std::string device_name() {
   if (device_count() == 0) return "";
   cudaDeviceProp prop{};
-  if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess) return "";
+  if (cudaGetDeviceProperties(&prop, selected_device()) != cudaSuccess) return "";
   return prop.name;
 }
+
+namespace {
+int g_selected = -1;
+}
+
+void select_device(int index) {
+  g_selected = index;
+  bind_thread();
+}
+
+void bind_thread() noexcept {
+  if (g_selected >= 0 && cudaSetDevice(g_selected) != cudaSuccess) cudaGetLastError();
+}
+
+int selected_device() noexcept { return g_selected < 0 ? 0 : g_selected; }
 
 }  // namespace sparseact::cuda
 

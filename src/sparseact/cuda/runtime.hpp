@@ -9,4 +9,12 @@ int device_count() noexcept;
 /// Name of device 0 ("" when none).
 std::string device_name();
 
+/// The GPU this process computes on (an MPI rank's, by local rank): set once, before the work;
+/// each thread that launches work binds to it (the CUDA runtime keeps the current device per thread).
+void select_device(int index);
+/// Makes the selected device current on the calling thread (a no-op without CUDA or a selection).
+void bind_thread() noexcept;
+/// The selected device (0 unless select_device was called).
+int selected_device() noexcept;
+
 }  // namespace sparseact::cuda

@@ -5,6 +5,9 @@
 namespace sparseact::cuda {
 int device_count() noexcept { return 0; }
 std::string device_name() { return ""; }
+void select_device(int) {}
+void bind_thread() noexcept {}
+int selected_device() noexcept { return 0; }
 }  // namespace sparseact::cuda
 
 namespace sparseact {

@@ -11,31 +11,45 @@
 
 namespace sparseact::spectral {
 
-FiniteSizeCell finite_size_cell(int n, double c, Init init, Distribution dist, int trials, std::uint64_t seed,
-                                std::uint64_t stream, Device device, Progress* progress) {
-  if (n < 2 || !(c > 0) || trials < 1) throw std::invalid_argument("finite_size_cell: need n ≥ 2, c > 0, trials ≥ 1");
+int finite_size_columns(int n, double c) { return std::max(2, static_cast<int>(std::lround(n / c))); }
+
+FiniteSizeTrial finite_size_trial(int n, double c, Init init, Distribution dist, std::uint64_t seed, std::uint64_t stream, int trial,
+                                  Device device) {
+  if (n < 2 || !(c > 0) || trial < 0) throw std::invalid_argument("finite_size_trial: need n ≥ 2, c > 0, trial ≥ 0");
+  const int d = finite_size_columns(n, c);
+  // K Kᵀ = d σ² S with S ~ MP(n/d) (Theorem 1 with p = n rows and d columns).
+  const MarchenkoPastur law(static_cast<double>(n) / d, init_variance(init, n, d) * d);
+  const Spectrum s = kkt_spectra({init_weights(n, d, init, dist, seed, stream_id(stream, static_cast<std::uint64_t>(trial)))}, device)[0];
+  return {s.ratio(), ks_distance(s.all_eigenvalues(), law)};
+}
+
+FiniteSizeCell finite_size_cell(int n, double c, const std::vector<FiniteSizeTrial>& trials) {
+  if (trials.empty()) throw std::invalid_argument("finite_size_cell: no trials");
   FiniteSizeCell cell;
   cell.c = c;
   cell.n = n;
-  cell.d = std::max(2, static_cast<int>(std::lround(n / c)));
-  const int d = cell.d;
-  // K Kᵀ = d σ² S with S ~ MP(n/d) (Theorem 1 with p = n rows and d columns).
-  const MarchenkoPastur law(static_cast<double>(n) / d, init_variance(init, n, d) * d);
+  cell.d = finite_size_columns(n, c);
   stats::RunningMean ratio, ks;
-  for (int t = 0; t < trials; ++t) {
-    // One matrix at a time: the GPU path's buffers stay small at any trial count.
-    const Spectrum s = kkt_spectra({init_weights(n, d, init, dist, seed, stream_id(stream, static_cast<std::uint64_t>(t)))}, device)[0];
-    ratio.push(s.ratio());
-    ks.push(ks_distance(s.all_eigenvalues(), law));
-    if (progress) progress->advance();
-  }
+  for (const FiniteSizeTrial& t : trials) ratio.push(t.ratio), ks.push(t.ks);
   cell.ratio_mean = ratio.mean();
   cell.ratio_se = ratio.std_error();
   cell.ks_mean = ks.mean();
   cell.ks_se = ks.std_error();
-  cell.limit = ratio_limit(static_cast<double>(n) / d);
-  cell.tw_mean = wishart_ratio_interval(n, d, 0.01).at_mean;  // the level does not enter at_mean
+  cell.limit = ratio_limit(static_cast<double>(n) / cell.d);
+  cell.tw_mean = wishart_ratio_interval(n, cell.d, 0.01).at_mean;  // the level does not enter at_mean
   return cell;
+}
+
+FiniteSizeCell finite_size_cell(int n, double c, Init init, Distribution dist, int trials, std::uint64_t seed,
+                                std::uint64_t stream, Device device, Progress* progress) {
+  if (n < 2 || !(c > 0) || trials < 1) throw std::invalid_argument("finite_size_cell: need n ≥ 2, c > 0, trials ≥ 1");
+  std::vector<FiniteSizeTrial> draws;
+  for (int t = 0; t < trials; ++t) {
+    // One matrix at a time: the GPU path's buffers stay small at any trial count.
+    draws.push_back(finite_size_trial(n, c, init, dist, seed, stream, t, device));
+    if (progress) progress->advance();
+  }
+  return finite_size_cell(n, c, draws);
 }
 
 stats::LinearFit power_law_fit(const std::vector<double>& x, const std::vector<double>& y, const std::vector<double>& se) {

@@ -30,6 +30,19 @@ struct FiniteSizeCell {
   double tw_excess() const { return tw_mean - limit; }
 };
 
+/// One draw of K at (n, c): the sweep's work item (mp_sweep runs them on many ranks).
+struct FiniteSizeTrial {
+  double ratio = 0;  ///< λ_max/λ_min⁺ of K Kᵀ
+  double ks = 0;     ///< KS distance of the ESD of K Kᵀ/(dσ²) to MP(n/d)
+};
+/// d = max(2, round(n/c)), the realised shape of the cell (n, c).
+int finite_size_columns(int n, double c);
+/// Trial t of the cell: K from Rng(seed, stream_id(stream, t)), its spectrum on `device`.
+FiniteSizeTrial finite_size_trial(int n, double c, Init init, Distribution dist, std::uint64_t seed, std::uint64_t stream, int trial,
+                                  Device device);
+/// The cell from its trials, averaged in trial order.
+FiniteSizeCell finite_size_cell(int n, double c, const std::vector<FiniteSizeTrial>& trials);
+
 /// Draws K ∈ R^{n×d} trial t from Rng(seed, stream_id(stream, t)) with `init` and `dist`, takes the
 /// spectrum of K Kᵀ on `device` (kkt_spectra), and averages. `progress` advances once per trial.
 FiniteSizeCell finite_size_cell(int n, double c, Init init, Distribution dist, int trials, std::uint64_t seed,

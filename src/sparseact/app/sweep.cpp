@@ -1,0 +1,275 @@
+// Records, grids, checkpoints and .sweep folders (sweep.hpp); the runner is in sweep_runner.cpp.
+#include <sparseact/app/sweep.hpp>
+#include <sparseact/app/sweep_files.hpp>
+
+#include <bit>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <unistd.h>
+#include <zlib.h>
+
+namespace sparseact::app {
+
+namespace fs = std::filesystem;
+static_assert(std::endian::native == std::endian::little, "records are written little-endian: add byte swaps for this host");
+
+// --- Record ------------------------------------------------------------------------------------
+
+Record& Record::set(const std::string& key, double v) { fields_[key] = v; return *this; }
+Record& Record::set(const std::string& key, std::string v) { fields_[key] = std::move(v); return *this; }
+Record& Record::set(const std::string& key, std::vector<double> v) { fields_[key] = std::move(v); return *this; }
+
+namespace {
+template <class T>
+const T& field(const std::map<std::string, Record::Value>& fields, const std::string& key, const char* kind) {
+  const auto it = fields.find(key);
+  if (it == fields.end()) throw std::out_of_range(fmt::format("record: no field '{}'", key));
+  if (const T* v = std::get_if<T>(&it->second)) return *v;
+  throw std::out_of_range(fmt::format("record: field '{}' is not {}", key, kind));
+}
+std::uint64_t bits(double x) { return std::bit_cast<std::uint64_t>(x); }
+}  // namespace
+
+double Record::num(const std::string& key) const { return field<double>(fields_, key, "a number"); }
+const std::string& Record::str(const std::string& key) const { return field<std::string>(fields_, key, "a string"); }
+const std::vector<double>& Record::arr(const std::string& key) const { return field<std::vector<double>>(fields_, key, "an array"); }
+
+bool Record::operator==(const Record& other) const {
+  if (fields_.size() != other.fields_.size()) return false;
+  for (auto a = fields_.begin(), b = other.fields_.begin(); a != fields_.end(); ++a, ++b) {
+    if (a->first != b->first || a->second.index() != b->second.index()) return false;
+    if (const double* x = std::get_if<double>(&a->second)) {
+      if (bits(*x) != bits(std::get<double>(b->second))) return false;
+    } else if (const std::string* s = std::get_if<std::string>(&a->second)) {
+      if (*s != std::get<std::string>(b->second)) return false;
+    } else {
+      const auto& u = std::get<std::vector<double>>(a->second);
+      const auto& v = std::get<std::vector<double>>(b->second);
+      if (u.size() != v.size() || (!u.empty() && std::memcmp(u.data(), v.data(), u.size() * sizeof(double)) != 0)) return false;
+    }
+  }
+  return true;
+}
+
+// --- Serialisation: u32 field count; per field u32 key length, key, u8 kind, then
+// kind 0: u64 bits | kind 1: u64 length, bytes | kind 2: u64 count, count × u64 bits.
+
+namespace {
+template <class T>
+void put(std::string& out, T v) {
+  char b[sizeof(T)];
+  std::memcpy(b, &v, sizeof(T));
+  out.append(b, sizeof(T));
+}
+struct Reader {
+  std::string_view in;
+  std::size_t pos = 0;
+  template <class T>
+  T get() {
+    if (in.size() - pos < sizeof(T)) throw std::runtime_error("record: truncated");
+    T v;
+    std::memcpy(&v, in.data() + pos, sizeof(T));
+    pos += sizeof(T);
+    return v;
+  }
+  std::string_view take(std::uint64_t n) {
+    if (in.size() - pos < n) throw std::runtime_error("record: truncated");
+    std::string_view s = in.substr(pos, n);
+    pos += n;
+    return s;
+  }
+};
+}  // namespace
+
+std::string serialize(const Record& record) {
+  std::string out;
+  put<std::uint32_t>(out, static_cast<std::uint32_t>(record.fields().size()));
+  for (const auto& [key, value] : record.fields()) {
+    put<std::uint32_t>(out, static_cast<std::uint32_t>(key.size()));
+    out += key;
+    put<std::uint8_t>(out, static_cast<std::uint8_t>(value.index()));
+    if (const double* x = std::get_if<double>(&value)) {
+      put<std::uint64_t>(out, bits(*x));
+    } else if (const std::string* s = std::get_if<std::string>(&value)) {
+      put<std::uint64_t>(out, s->size());
+      out += *s;
+    } else {
+      const auto& v = std::get<std::vector<double>>(value);
+      put<std::uint64_t>(out, v.size());
+      const std::size_t at = out.size();
+      out.resize(at + v.size() * sizeof(double));
+      if (!v.empty()) std::memcpy(out.data() + at, v.data(), v.size() * sizeof(double));
+    }
+  }
+  return out;
+}
+
+Record deserialize(std::string_view bytes) {
+  Reader r{bytes};
+  Record record;
+  const auto count = r.get<std::uint32_t>();
+  for (std::uint32_t f = 0; f < count; ++f) {
+    const std::string key(r.take(r.get<std::uint32_t>()));
+    const auto kind = r.get<std::uint8_t>();
+    if (kind == 0) {
+      record.set(key, std::bit_cast<double>(r.get<std::uint64_t>()));
+    } else if (kind == 1) {
+      record.set(key, std::string(r.take(r.get<std::uint64_t>())));
+    } else if (kind == 2) {
+      const auto n = r.get<std::uint64_t>();
+      if (n > (bytes.size() - r.pos) / sizeof(double)) throw std::runtime_error("record: truncated");
+      std::vector<double> v(n);
+      if (n) std::memcpy(v.data(), r.take(n * sizeof(double)).data(), n * sizeof(double));
+      record.set(key, std::move(v));
+    } else {
+      throw std::runtime_error(fmt::format("record: unknown field kind {}", kind));
+    }
+  }
+  if (r.pos != bytes.size()) throw std::runtime_error("record: trailing bytes");
+  return record;
+}
+
+// --- Grid ----------------------------------------------------------------------------------------
+
+std::size_t Grid::count() const {
+  std::size_t n = 1;
+  for (std::size_t s : sizes) n *= s;
+  return n;
+}
+
+std::vector<std::size_t> Grid::coords(std::size_t index) const {
+  std::vector<std::size_t> c(sizes.size());
+  for (std::size_t a = sizes.size(); a-- > 0;) {
+    c[a] = index % sizes[a];
+    index /= sizes[a];
+  }
+  return c;
+}
+
+std::size_t Grid::index(const std::vector<std::size_t>& coords) const {
+  if (coords.size() != sizes.size()) throw std::invalid_argument("Grid::index: wrong number of coordinates");
+  std::size_t i = 0;
+  for (std::size_t a = 0; a < sizes.size(); ++a) {
+    if (coords[a] >= sizes[a]) throw std::out_of_range("Grid::index: coordinate out of range");
+    i = i * sizes[a] + coords[a];
+  }
+  return i;
+}
+
+std::string list_items(const Sweep& sweep) {
+  std::string out;
+  for (std::size_t i = 0; i < sweep.count; ++i)
+    out += nlohmann::json{{"index", i}, {"key", sweep.key ? sweep.key(i) : std::to_string(i)}, {"cost", sweep.cost ? sweep.cost(i) : 1.0}}.dump() + "\n";
+  return out;
+}
+
+int device_for_local_rank(int local_rank, int device_count) {
+  if (device_count <= 0 || local_rank < 0) return -1;
+  return local_rank % device_count;
+}
+
+std::string params_digest(const nlohmann::json& params) {
+  const std::string text = params.dump();
+  const uLong crc = crc32_z(0L, reinterpret_cast<const Bytef*>(text.data()), text.size());
+  return fmt::format("{:08x}", static_cast<unsigned long>(crc));
+}
+
+// --- Files under <out>/.sweep ----------------------------------------------------------------------
+
+namespace sweep_files {
+
+fs::path dir(const fs::path& out) { return out / ".sweep"; }
+fs::path items_dir(const fs::path& out) { return dir(out) / "items"; }
+fs::path item_path(const fs::path& out, std::size_t index) { return items_dir(out) / fmt::format("{:08d}.rec", index); }
+
+void write_atomic(const fs::path& path, const std::string& bytes) {
+  const fs::path tmp = path.parent_path() / fmt::format(".tmp-{}-{}", ::getpid(), path.filename().string());
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    f.close();
+    if (!f) {
+      std::error_code ec;
+      fs::remove(tmp, ec);
+      throw std::runtime_error(fmt::format("cannot write {}", tmp.string()));
+    }
+  }
+  fs::rename(tmp, path);
+}
+
+namespace {
+constexpr char kMagic[8] = {'S', 'P', 'S', 'W', 'I', 'T', 'E', '1'};
+}
+
+void write_item(const fs::path& out, std::size_t index, const std::string& record_bytes) {
+  std::string file(kMagic, sizeof kMagic);
+  put<std::uint64_t>(file, index);
+  put<std::uint64_t>(file, record_bytes.size());
+  put<std::uint32_t>(file, static_cast<std::uint32_t>(crc32_z(0L, reinterpret_cast<const Bytef*>(record_bytes.data()), record_bytes.size())));
+  file += record_bytes;
+  write_atomic(item_path(out, index), file);
+}
+
+std::optional<std::string> read_item(const fs::path& path, std::size_t index) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return std::nullopt;
+  std::stringstream ss;
+  ss << f.rdbuf();
+  const std::string file = ss.str();
+  try {
+    Reader r{file};
+    if (r.take(sizeof kMagic) != std::string_view(kMagic, sizeof kMagic)) return std::nullopt;
+    if (r.get<std::uint64_t>() != index) return std::nullopt;
+    const auto n = r.get<std::uint64_t>();
+    const auto crc = r.get<std::uint32_t>();
+    const std::string_view payload = r.take(n);
+    if (r.pos != file.size()) return std::nullopt;
+    if (crc32_z(0L, reinterpret_cast<const Bytef*>(payload.data()), payload.size()) != crc) return std::nullopt;
+    deserialize(payload);  // a record, not only matching bytes
+    return std::string(payload);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+std::optional<std::size_t> item_index(const fs::path& path) {
+  const std::string name = path.filename().string();
+  if (name.size() < 5 || name.substr(name.size() - 4) != ".rec" || name[0] == '.') return std::nullopt;
+  std::size_t v = 0;
+  for (std::size_t k = 0; k + 4 < name.size(); ++k) {
+    if (name[k] < '0' || name[k] > '9') return std::nullopt;
+    v = v * 10 + static_cast<std::size_t>(name[k] - '0');
+  }
+  return v;
+}
+
+}  // namespace sweep_files
+
+SweepFolder read_sweep_folder(const fs::path& out) {
+  SweepFolder folder;
+  const fs::path dir = sweep_files::dir(out);
+  const auto read_json = [](const fs::path& p) {
+    std::ifstream f(p);
+    if (!f) return nlohmann::json();
+    auto j = nlohmann::json::parse(f, nullptr, false);
+    return j.is_discarded() ? nlohmann::json() : j;
+  };
+  if (!fs::is_directory(dir)) throw std::runtime_error(fmt::format("{}: no .sweep folder (run with --resume or under mpirun)", out.string()));
+  folder.manifest = read_json(dir / "manifest.json");
+  folder.run = read_json(dir / "run.json");
+  std::error_code ec;
+  if (fs::is_directory(sweep_files::items_dir(out), ec))
+    for (const auto& entry : fs::directory_iterator(sweep_files::items_dir(out))) {
+      const auto index = sweep_files::item_index(entry.path());
+      if (!index) continue;
+      if (auto bytes = sweep_files::read_item(entry.path(), *index)) folder.items.emplace(*index, deserialize(*bytes));
+      else folder.corrupt.push_back(*index);
+    }
+  return folder;
+}
+
+}  // namespace sparseact::app
