@@ -9,11 +9,13 @@
 // it with the Marchenko–Pastur law at its shape.
 #include <algorithm>
 #include <cmath>
+#include <mutex>
 
 #include <fmt/format.h>
 
 #include <sparseact/app/analysis.hpp>
 #include <sparseact/app/checks.hpp>
+#include <sparseact/app/sweep.hpp>
 #include <sparseact/core/errors.hpp>
 #include <sparseact/core/matrix_io.hpp>
 #include <sparseact/spectral/esd.hpp>
@@ -57,13 +59,24 @@ plot::Figure esd_figure(const std::vector<double>& pooled, const MarchenkoPastur
   return fig;
 }
 
+std::vector<double> as_vector(const Eigen::VectorXd& v) { return {v.data(), v.data() + v.size()}; }
+Eigen::VectorXd as_eigen(const std::vector<double>& v) { return Eigen::Map<const Eigen::VectorXd>(v.data(), static_cast<Eigen::Index>(v.size())); }
+
+/// A spectrum as a sweep record and back (the eigenvalues of the smaller Gram and the rank decision).
+Record spectrum_record(const Spectrum& s) {
+  return Record().set("gram", as_vector(s.gram)).set("rank_tol", s.rank_tol).set("rank", static_cast<double>(s.rank));
+}
+Spectrum spectrum_of(const Record& r, int n, int d) {
+  return {.n = n, .d = d, .gram = as_eigen(r.arr("gram")), .rank_tol = r.num("rank_tol"), .rank = static_cast<Eigen::Index>(r.num("rank"))};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   Analysis analysis({.name = "mp_spectrum",
                      .paper = "001",
                      .claims = {"Theorem 1", "Theorem 5", "Theorem 6"},
-                     .description = "Spectrum of K Kᵀ at initialisation against the Marchenko–Pastur law (paper 001 §4.5)",
+                     .description = "Spectrum of K Kᵀ at initialisation against the Marchenko–Pastur law (paper 001 §4.5); work items at --scale paper: 12 (10 draws of K, 2 η sources of Theorem 6)",
                      .default_scale = Scale::paper,
                      .gpu_path = true});
   auto& app = analysis.app();
@@ -83,26 +96,42 @@ int main(int argc, char** argv) {
 
   return analysis.run(argc, argv, [&](Analysis& a) {
     auto& r = a.result;
-    // --- Run: the matrices and their spectra -------------------------------------------------
-    std::vector<Eigen::MatrixXd> Ks;
+    // --- Run: the draws of K and the two η sources of Theorem 6 as work items -------------------
     double sigma2 = 0;  // entry variance
     std::string source = fmt::format("{} {} initialisation", init_name, dist_name);
+    Eigen::MatrixXd loaded;
     if (!weights.empty()) {
-      Ks.push_back(load_weights(weights));
-      n = static_cast<int>(Ks[0].rows()), d = static_cast<int>(Ks[0].cols()), trials = 1;
-      sigma2 = Ks[0].squaredNorm() / (static_cast<double>(n) * d);  // the law's σ², estimated
+      loaded = load_weights(weights);
+      n = static_cast<int>(loaded.rows()), d = static_cast<int>(loaded.cols()), trials = 1;
+      sigma2 = loaded.squaredNorm() / (static_cast<double>(n) * d);  // the law's σ², estimated
       source = "weights " + weights;
     } else {
       if (n == d) throw InputError("--n, --d: Theorem 5 assumes n ≠ d (the ratio limit is infinite at c = 1)");
-      const Init init = parse_init(init_name);
-      sigma2 = init_variance(init, n, d);
-      for (int t = 0; t < trials; ++t)
-        Ks.push_back(init_weights(n, d, init, parse_distribution(dist_name), a.common.seed, static_cast<std::uint64_t>(t)));
+      sigma2 = init_variance(parse_init(init_name), n, d);
     }
+    const auto draw = [&](int t) {
+      return weights.empty() ? init_weights(n, d, parse_init(init_name), parse_distribution(dist_name), a.common.seed, static_cast<std::uint64_t>(t))
+                             : loaded;
+    };
+    // Theorem 6 reads the first matrix; an η item rebuilds it once per process (never sent).
+    std::once_flag first_once;
+    Eigen::MatrixXd K0;
+    const auto first = [&]() -> const Eigen::MatrixXd& { std::call_once(first_once, [&] { K0 = draw(0); }); return K0; };
+    const EtaSource eta_sources[] = {EtaSource::gaussian, EtaSource::relu_gradient};
+    const std::vector<Record> records = a.sweep({
+        .label = "spectra", .count = static_cast<std::size_t>(trials) + 2,
+        .key = [&](std::size_t i) { return i < std::size_t(trials) ? fmt::format("trial={}", i) : fmt::format("eta={}", to_string(eta_sources[i - trials])); },
+        .cost = [&](std::size_t i) { return (i < std::size_t(trials) ? 1.0 : 1.0 + 2.0 * eta_samples / std::min(n, d)) * n * d * std::min(n, d); },
+        .item = [&](std::size_t i) {
+          if (i < std::size_t(trials)) return spectrum_record(kkt_spectra({i == 0 ? first() : draw(static_cast<int>(i))}, a.common.device)[0]);
+          const Eigen::MatrixXd& K = first();
+          if (kkt_spectrum(K).rank < std::min(n, d)) return Record().set("skipped", 1.0);  // P needs full-rank K
+          const int source_id = static_cast<int>(i) - trials;
+          const ProjectionTerms t = projection_terms(K, sample_eta(K, eta_sources[source_id], eta_samples, a.common.seed, stream_id(1000, source_id)));
+          return Record().set("quadratic", as_vector(t.quadratic)).set("projected", as_vector(t.projected)).set("norm2", as_vector(t.norm2));
+        }});
     std::vector<Spectrum> spectra;
-    auto progress = a.progress("spectra", Ks.size());
-    if (a.common.device == Device::cuda) spectra = kkt_spectra(Ks, Device::cuda);  // the batch at once, buffers reused
-    else for (const auto& K : Ks) spectra.push_back(kkt_spectrum(K)), progress->advance();
+    for (int t = 0; t < trials; ++t) spectra.push_back(spectrum_of(records[t], n, d));
 
     const double c = static_cast<double>(n) / d;  // paper 001 Theorem 5: c = n/d
     const double limit = ratio_limit(c);
@@ -153,16 +182,15 @@ int main(int argc, char** argv) {
         .tolerance["rank_threshold"] = "eigenvalue ≤ max(n,d)·ε·λ_max counts as zero";
 
     // Theorem 6 on the first matrix: ηᵀKKᵀη ≥ λ_min⁺ ‖Pη‖², for two sources of η.
-    const Eigen::MatrixXd& K0 = Ks[0];
     const double lmin = spectra[0].lambda_min_nonzero(), lmax = spectra[0].lambda_max();
     Table thm6{"theorem6", {"source", "sample", "quadratic", "projected_norm2", "norm2", "bound_ratio", "r"}, {}};
     int source_id = 0;
     for (EtaSource eta_source : {EtaSource::gaussian, EtaSource::relu_gradient}) {
-      if (spectra[0].rank < std::min(n, d)) break;  // P needs full-rank K; the zero-fraction check reports it
-      const Eigen::MatrixXd eta = sample_eta(K0, eta_source, eta_samples, a.common.seed, stream_id(1000, source_id));
-      const ProjectionTerms terms = projection_terms(K0, eta);
+      const Record& rec = records[static_cast<std::size_t>(trials + source_id)];
+      if (rec.has("skipped")) break;  // P needs full-rank K; the zero-fraction check reports it
+      const ProjectionTerms terms{as_eigen(rec.arr("quadratic")), as_eigen(rec.arr("projected")), as_eigen(rec.arr("norm2"))};
       const Theorem6Summary s6 = theorem6_summary(terms, lmin, lmax);
-      for (Eigen::Index j = 0; j < eta.cols(); ++j)
+      for (Eigen::Index j = 0; j < terms.quadratic.size(); ++j)
         if (!std::isnan(s6.bound_ratio(j)))
           thm6.add_row({double(source_id), double(j), terms.quadratic(j), terms.projected(j), terms.norm2(j), s6.bound_ratio(j), s6.r(j)});
       at_least(a, {.id = fmt::format("thm6_{}", to_string(eta_source)), .claim = "Theorem 6",

@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
   Analysis analysis({.name = "mp_sweep",
                      .paper = "001",
                      .claims = {"Theorem 1", "Theorem 5"},
-                     .description = "Convergence of λ_max/λ_min⁺ and of the ESD of K Kᵀ over c = n/d and n (paper 001 Theorem 5)",
+                     .description = "Convergence of λ_max/λ_min⁺ and of the ESD of K Kᵀ over c = n/d and n (paper 001 Theorem 5); work items at --scale paper: 384, one per (c, n, trial)",
                      .default_scale = Scale::paper,
                      .gpu_path = true});
   auto& app = analysis.app();

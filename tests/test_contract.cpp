@@ -24,25 +24,7 @@ using namespace test_support;
 
 namespace {
 
-struct AnalysisUnderTest {
-  const char* name;
-  const char* tiny;  ///< flags for a run of about a second
-  bool gpu_path;     ///< --device cuda is valid where a GPU is present
-};
-
-const AnalysisUnderTest kAnalyses[] = {
-    {"mp_spectrum", "--scale quick --n 64 --d 16 --trials 2 --eta-samples 20", true},
-    {"mp_sweep", "--scale quick --n 32,48,64 --c 0.25,4 --trials 2", true},
-    {"lsh_buckets", "--scale quick", true},
-    {"lsh_learn", "--scale quick --targets polynomial", false},
-    {"lsh_lower_bound", "--scale quick", false},
-    {"dsm_vs_dense", "--scale quick", false},
-    {"flatness_bounds", "--train 512 --pool 7 --d 6 --n 12 --blocks 1 --batch 16 --steps 20 --checkpoints 2 --eval 32 --max-probes 6", false},
-    {"sparsity_training", "--train 512 --test 128 --pool 7 --d 6 --n 12 --blocks 2 --batch 16 --steps 20 --log-every 5 --seeds 1", false},
-    {"weird_activation", "--train 512 --pool 7 --d 6 --n 12 --blocks 2 --batch 16 --steps 20 --log-every 5", false},
-    {"spectral_training", "--train 512 --pool 7 --d 6 --n 12 --wide-d 12 --wide-n 6 --blocks 2 --batch 16 --steps 20 --checkpoints 2 --eval 32", false},
-    {"thm7_bounds", "--train 512 --pool 7 --p 6,12 --wd 0,0.1 --steps 40 --batch 8 --log-every 10", false},
-};
+// kAnalyses (support.hpp): every analysis with flags for a run of about a second.
 
 /// Bad values of the flags every analysis takes.
 const char* kCommonBadInput[] = {

@@ -173,24 +173,28 @@ class Cursor {
   }
   std::optional<std::size_t> next() {
     std::lock_guard lock(mutex_);
-    if (stopped_ || pos_ == order_.size()) return std::nullopt;
+    skip_above_limit();
+    if (pos_ == order_.size()) return std::nullopt;
     return order_[pos_++];
   }
   std::vector<std::size_t> take_chunk(int total_threads) {
     std::lock_guard lock(mutex_);
     std::vector<std::size_t> chunk;
-    if (stopped_) return chunk;
+    skip_above_limit();
     const double target = suffix_[pos_] / (2.0 * std::max(1, total_threads));
     double taken = 0;
     while (pos_ < order_.size() && (chunk.empty() || taken + cost_[pos_] <= target)) {
       taken += cost_[pos_];
-      chunk.push_back(order_[pos_++]);
+      if (order_[pos_] <= limit_) chunk.push_back(order_[pos_]);
+      ++pos_;
     }
     return chunk;
   }
-  void stop() {
+  /// Item i failed: items above i can no longer change the outcome (the lowest-index failure, as
+  /// the sequential loop would meet it), items below still run.
+  void failed(std::size_t i) {
     std::lock_guard lock(mutex_);
-    stopped_ = true;
+    limit_ = std::min(limit_, i);
   }
 
  private:
@@ -198,7 +202,11 @@ class Cursor {
   std::vector<std::size_t> order_;
   std::vector<double> cost_, suffix_;
   std::size_t pos_ = 0;
-  bool stopped_ = false;
+  std::size_t limit_ = static_cast<std::size_t>(-1);
+
+  void skip_above_limit() {
+    while (pos_ < order_.size() && order_[pos_] > limit_) ++pos_;
+  }
 };
 
 /// A worker rank's items granted by rank 0 and not started yet.
@@ -481,8 +489,9 @@ std::vector<Record> run_here(const Sweep& sweep, const SweepOptions& options, co
       item_threads(options.threads), sweep, options, [&] { return cursor.next(); },
       [&](Outcome o) {
         const bool failed = o.status != status_ok;
+        const std::size_t index = o.index;
         collector.add(std::move(o), 0);
-        if (failed) cursor.stop();  // items in flight finish; the lowest-index failure wins
+        if (failed) cursor.failed(index);
         collector.heartbeat();
       });
   for (auto& t : pool) t.join();
@@ -532,8 +541,9 @@ std::vector<Record> dispatch(const Sweep& sweep, const SweepOptions& options, co
     bool active = false;
     for (Outcome& o : mailbox.take()) {
       const bool failed = o.status != status_ok;
+      const std::size_t index = o.index;
       collector.add(std::move(o), 0);
-      if (failed) cursor.stop();
+      if (failed) cursor.failed(index);
       active = true;
     }
     int source = 0, tag = 0;
@@ -548,8 +558,9 @@ std::vector<Record> dispatch(const Sweep& sweep, const SweepOptions& options, co
       } else if (tag == tag_results) {
         for (Outcome& o : unpack(bytes)) {
           const bool failed = o.status != status_ok;
+          const std::size_t index = o.index;
           collector.add(std::move(o), source);
-          if (failed) cursor.stop();
+          if (failed) cursor.failed(index);
           --outstanding;
         }
       }
