@@ -49,11 +49,12 @@ std::string comparable_json(const fs::path& file) {
       if (p.is_string() && p.get<std::string>().rfind("/", 0) == 0 && j.contains(json::json_pointer(p.get<std::string>())))
         j[json::json_pointer(p.get<std::string>())] = "timing";
   j.erase("elapsed_s");
-  if (j.contains("params")) j["params"].erase("out");
+  if (j.contains("params")) j["params"].erase("out"), j["params"].erase("threads");
   return j.dump(1);
 }
 
 /// Every output file of a run (its JSON lists them) compared with another run's; timing files skipped.
+/// params.threads is masked too: some tests vary --threads on purpose.
 void require_same_outputs(const fs::path& a, const fs::path& b, const std::string& name) {
   const fs::path ja = a / (name + ".json"), jb = b / (name + ".json");
   REQUIRE(fs::exists(ja));
@@ -63,7 +64,8 @@ void require_same_outputs(const fs::path& a, const fs::path& b, const std::strin
     std::ifstream in(f);
     std::string all, line;
     while (std::getline(in, line))
-      if (line.find("\"elapsed_s\":") == std::string::npos && line.rfind("    \"out\":", 0) != 0) all += line + "\n";
+      if (line.find("\"elapsed_s\":") == std::string::npos && line.rfind("    \"out\":", 0) != 0 && line.rfind("    \"threads\":", 0) != 0)
+        all += line + "\n";
     return all;
   };
   const json meta = read_json(ja);
@@ -270,8 +272,23 @@ TEST_CASE("A failing item under mpirun exits as the one-process run does", "[mpi
   CHECK(ranks.code == 2);
   CHECK_THAT(plain.output, Catch::Contains("item 17 refuses"));
   CHECK_THAT(ranks.output, Catch::Contains("item 17 refuses"));
-  CHECK_FALSE(fs::exists(a));
-  CHECK_FALSE(fs::exists(b));
+  CHECK_FALSE(fs::exists(a / "sweep_toy.json"));
+  CHECK_FALSE(fs::exists(b / "sweep_toy.json"));
+}
+
+TEST_CASE("The sbatch example falls back to mpirun -n 2 outside Slurm and writes the plain run's bytes", "[mpi]") {
+  const std::string tiny = " --n 32,48,64 --c 0.25,4 --trials 2";
+  const fs::path ref = fresh_dir("mpi-sbatch-ref"), out = fresh_dir("mpi-sbatch");
+  const Run plain = run("mp_sweep --scale quick" + tiny + " --out " + ref.string());
+  const Run r = shell("env -u SLURM_JOB_ID ANALYSIS=mp_sweep SCALE=quick SPARSEACT_RANKS=2 SPARSEACT_BIN=" + std::string(SPARSEACT_BIN_DIR) +
+                      " OUT=" + out.string() + " SPARSEACT_MPIRUN_FLAGS='--allow-run-as-root --oversubscribe' bash " +
+                      std::string(SPARSEACT_SOURCE_DIR) + "/examples/slurm/sweep.sbatch" + tiny);
+  INFO(r.output);
+  CHECK(r.code == plain.code);
+  require_same_outputs(ref, out, "mp_sweep");
+  const nlohmann::json runinfo = read_json(out / ".sweep" / "run.json");
+  CHECK(runinfo["ranks"] == 2);
+  CHECK(fs::exists(out / ".sweep" / "manifest.json"));
 }
 
 #endif  // SPARSEACT_MPIEXEC
