@@ -351,17 +351,10 @@ std::vector<Record> Analysis::sweep(const Sweep& s) {
   o.version = version();
   o.params = result_params();
   o.order = item_order_ == "reverse" ? ItemOrder::reverse : item_order_ == "shuffle" ? ItemOrder::shuffle : ItemOrder::cost;
+  o.device = result.device;
+  if (!ci.active) return run_sweep(s, o);
   SweepReport report;
   std::optional<ResumeState> state;
-  if (!ci.active) {
-    if (o.resume) {
-      state = read_resume_state(s, o);
-      open_resume_folder(s, o, *state);
-    }
-    std::vector<Record> records = run_here(s, o, state ? &*state : nullptr, report);
-    if (o.resume) write_run_json(s, o, report, {cluster::info().host.empty() ? "localhost" : cluster::info().host}, result.device);
-    return records;
-  }
   // Every rank: validation of .sweep on rank 0, agreed by all before the first item.
   int status = 0;
   std::exception_ptr error;

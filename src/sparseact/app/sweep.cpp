@@ -261,6 +261,11 @@ SweepFolder read_sweep_folder(const fs::path& out) {
   if (!fs::is_directory(dir)) throw std::runtime_error(fmt::format("{}: no .sweep folder (run with --resume or under mpirun)", out.string()));
   folder.manifest = read_json(dir / "manifest.json");
   folder.run = read_json(dir / "run.json");
+  if (folder.run.is_object() && folder.run.contains("items"))
+    for (const auto& item : folder.run["items"]) {
+      folder.item_seconds.push_back(item.value("seconds", 0.0));
+      folder.item_rank.push_back(item.value("resumed", false) ? -1 : item.value("rank", 0));
+    }
   std::error_code ec;
   if (fs::is_directory(sweep_files::items_dir(out), ec))
     for (const auto& entry : fs::directory_iterator(sweep_files::items_dir(out))) {

@@ -96,6 +96,7 @@ struct SweepOptions {
   std::string version;          ///< manifest: sparseact version
   nlohmann::json params;        ///< manifest: the parameters that change results (digested)
   ItemOrder order = ItemOrder::cost;
+  std::string device = "cpu";   ///< run.json: where the items ran
   bool show_progress = true;    ///< a progress bar (alone) or batch-log lines (under a launcher)
 };
 
@@ -113,8 +114,9 @@ struct SweepReport {
 };
 
 /// Runs every item of `sweep` in this process and returns the records in index order; the first
-/// exception by index is rethrown after the items in flight finish. Under a launcher use
-/// Analysis::sweep, which also spreads the items over the ranks.
+/// exception by index is rethrown after the items in flight finish. With options.resume it reads and
+/// writes <out>/.sweep (checkpoints, manifest, run.json). Under a launcher use Analysis::sweep,
+/// which also spreads the items over the ranks.
 std::vector<Record> run_sweep(const Sweep& sweep, const SweepOptions& options, SweepReport* report = nullptr);
 
 /// The items an analysis would run, one JSON line each ({"index", "key", "cost"}): --list-items.
@@ -127,6 +129,8 @@ struct SweepFolder {
   nlohmann::json run;               ///< null before the run finished
   std::map<std::size_t, Record> items;
   std::vector<std::size_t> corrupt; ///< item files that failed their digest
+  std::vector<double> item_seconds; ///< from run.json, by index (empty before the run finished)
+  std::vector<int> item_rank;       ///< from run.json: the rank that computed each item (−1: resumed)
 };
 SweepFolder read_sweep_folder(const std::filesystem::path& out);
 

@@ -505,7 +505,11 @@ std::vector<Record> run_sweep(const Sweep& sweep, const SweepOptions& options, S
   if (!options.resume) return run_here(sweep, options, nullptr, r);
   const ResumeState state = read_resume_state(sweep, options);
   open_resume_folder(sweep, options, state);
-  return run_here(sweep, options, &state, r);
+  std::vector<Record> records = run_here(sweep, options, &state, r);
+  char host[256] = "localhost";
+  ::gethostname(host, sizeof host - 1);
+  write_run_json(sweep, options, r, {host}, options.device);
+  return records;
 }
 
 // --- Every rank ----------------------------------------------------------------------------------------
