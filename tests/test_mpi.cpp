@@ -12,6 +12,7 @@
 #include <thread>
 
 #include <sparseact/app/sweep.hpp>
+#include <sparseact/core/device.hpp>
 #include <sparseact/core/rng.hpp>
 
 #include "support.hpp"
@@ -185,6 +186,13 @@ TEST_CASE("Under mpirun, bad input is one line from rank 0 and nothing written; 
     CHECK(ours == 1);
     CHECK_FALSE(fs::exists(out));
   }
+  if (!sparseact::cuda_device_present()) {  // a rank without a GPU refuses --device cuda, before any item
+    const Run r = shell(mpirun(2) + bin("mp_sweep") + " --scale quick --n 32,48,64 --trials 2 --device cuda --out " + out.string());
+    INFO(r.output);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.output, Catch::Contains("--device cuda"));
+    CHECK_FALSE(fs::exists(out));
+  }
   const Run listed = shell(mpirun(3) + bin("mp_sweep") + " --scale quick --n 32,48,64 --c 0.25,4 --trials 2 --list-items --out " + out.string());
   CHECK(listed.code == 0);
   std::size_t lines = 0, pos = 0;
@@ -289,6 +297,20 @@ TEST_CASE("The sbatch example falls back to mpirun -n 2 outside Slurm and writes
   const nlohmann::json runinfo = read_json(out / ".sweep" / "run.json");
   CHECK(runinfo["ranks"] == 2);
   CHECK(fs::exists(out / ".sweep" / "manifest.json"));
+}
+
+TEST_CASE("GPU items under mpirun -n 2 equal the one-process GPU run", "[mpi][cuda]") {
+  if (!sparseact::cuda_device_present()) {
+    WARN("no CUDA GPU: skipped");
+    return;
+  }
+  const std::string tiny = " --scale quick --n 64,96,128 --c 0.25,4 --trials 3 --device cuda";
+  const fs::path ref = fresh_dir("mpi-cuda-ref"), out = fresh_dir("mpi-cuda");
+  const Run plain = run("mp_sweep" + tiny + " --out " + ref.string());
+  const Run ranks = shell(mpirun(2) + bin("mp_sweep") + tiny + " --out " + out.string());
+  CHECK(ranks.code == plain.code);
+  require_same_outputs(ref, out, "mp_sweep");
+  CHECK(read_json(out / "mp_sweep.json")["device"] == "cuda");
 }
 
 #endif  // SPARSEACT_MPIEXEC

@@ -343,6 +343,11 @@ std::vector<Record> Analysis::sweep(const Sweep& s) {
     if (writes_outputs()) fmt::print("{}", list_items(s));
     throw ItemsListed{};
   }
+  // Under MPI the other ranks leave the body after the sweep, so a second one would wait for them
+  // forever: an analysis with several grids concatenates them into one item list (item kinds by
+  // index range).
+  if (ci.active && agreement_.reached)
+    throw std::logic_error("Analysis::sweep: one sweep per analysis under MPI; concatenate the grids into one item list");
   SweepOptions o;
   o.threads = common.threads;
   o.resume = common.resume;
