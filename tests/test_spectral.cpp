@@ -223,3 +223,8 @@ TEST_CASE("The Tracy–Widom interval covers simulated ratios at its nominal lev
   CHECK_THAT(mean_ratio, WithinRel(iv.at_mean, 0.02));
   CHECK(mean_ratio < ratio_limit(4.0));  // ERRATA 001: the ratio approaches 9 from below
 }
+
+TEST_CASE("The ratio at the TW means alone equals the interval's, bit for bit", "[spectral][tracy_widom]") {
+  for (auto [N, P] : {std::pair{256.0, 1024.0}, std::pair{2048.0, 256.0}, std::pair{768.0, 3072.0}})
+    CHECK(sparseact::spectral::wishart_ratio_at_mean(N, P) == sparseact::spectral::wishart_ratio_interval(N, P, 0.01).at_mean);
+}

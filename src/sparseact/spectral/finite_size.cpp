@@ -36,7 +36,7 @@ FiniteSizeCell finite_size_cell(int n, double c, const std::vector<FiniteSizeTri
   cell.ks_mean = ks.mean();
   cell.ks_se = ks.std_error();
   cell.limit = ratio_limit(static_cast<double>(n) / cell.d);
-  cell.tw_mean = wishart_ratio_interval(n, cell.d, 0.01).at_mean;  // the level does not enter at_mean
+  cell.tw_mean = wishart_ratio_at_mean(n, cell.d);
   return cell;
 }
 

@@ -79,8 +79,13 @@ RatioInterval wishart_ratio_interval(double N, double P, double alpha) {
   r.lo = (e.mu_max + e.sigma_max * q_lo) / (e.mu_min - e.sigma_min * q_lo);
   const double min_lo = e.mu_min - e.sigma_min * q_hi;  // ≤ 0 when the lower edge is not soft at this size
   r.hi = min_lo > 0 ? (e.mu_max + e.sigma_max * q_hi) / min_lo : std::numeric_limits<double>::infinity();
-  r.at_mean = (e.mu_max + e.sigma_max * tw1_mean) / (e.mu_min - e.sigma_min * tw1_mean);
+  r.at_mean = wishart_ratio_at_mean(N, P);
   return r;
+}
+
+double wishart_ratio_at_mean(double N, double P) {
+  const auto e = wishart_edges(N, P);
+  return (e.mu_max + e.sigma_max * tw1_mean) / (e.mu_min - e.sigma_min * tw1_mean);
 }
 
 }  // namespace sparseact::spectral

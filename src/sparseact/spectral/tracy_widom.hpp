@@ -29,5 +29,7 @@ struct RatioInterval {
   double lo, hi, at_mean;
 };
 RatioInterval wishart_ratio_interval(double N, double P, double alpha);
+/// The ratio at the TW₁ means alone (RatioInterval::at_mean), without the quantiles' quadrature.
+double wishart_ratio_at_mean(double N, double P);
 
 }  // namespace sparseact::spectral
