@@ -141,6 +141,7 @@ int main(int argc, char** argv) {
   return analysis.run(argc, argv, [&](Analysis& a) {
     const std::uint64_t seed = a.common.seed;
     if (eval_n > train_n) throw InputError(fmt::format("--eval {} exceeds --train {}", eval_n, train_n));
+    if (batch > train_n) throw InputError(fmt::format("batch size {} must be in [1, {}] (the training set's size)", batch, train_n));  // before any item
     const Model models[2] = {{"vanilla", "vanilla MLP (ReLU)", nn::ActivationKind::relu, false},
                              {"db_mlp", fmt::format("DB-MLP (J-SquaredReLU, Algorithm 1, c = {})", c), nn::ActivationKind::j_squared_relu, true}};
     const long every = std::max<long>(1, steps / (checkpoints - 1));

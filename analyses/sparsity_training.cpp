@@ -19,6 +19,7 @@
 #include <sparseact/app/analysis.hpp>
 #include <sparseact/app/checks.hpp>
 #include <sparseact/app/sweep.hpp>
+#include <sparseact/core/errors.hpp>
 #include <sparseact/core/rng.hpp>
 #include <sparseact/flatness/layer_stats.hpp>
 #include <sparseact/flatness/records.hpp>
@@ -101,6 +102,7 @@ int main(int argc, char** argv) {
 
   return analysis.run(argc, argv, [&](Analysis& a) {
     const std::uint64_t seed = a.common.seed;
+    if (batch > train_n) throw InputError(fmt::format("batch size {} must be in [1, {}] (the training set's size)", batch, train_n));  // before any item
     // --- Run: every (seed, variant) a work item, vanilla (0) and modified (1) --------------------------
     const Grid grid{{static_cast<std::size_t>(seeds), 2}};
     const std::vector<Record> records = a.sweep({

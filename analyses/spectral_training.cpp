@@ -115,6 +115,7 @@ int main(int argc, char** argv) {
     if (wide_d <= wide_n) throw InputError(fmt::format("--wide-d {} must exceed --wide-n {} (the wide MLP has d > n)", wide_d, wide_n));
     if (n <= d) throw InputError(fmt::format("--n {} must exceed --d {} (the usual MLP has n > d)", n, d));
     if (eval_n > train_n) throw InputError("--eval exceeds --train");
+    if (batch > train_n) throw InputError(fmt::format("batch size {} must be in [1, {}] (the training set's size)", batch, train_n));  // before any item
     struct Case {
       std::string name;
       int d, n;

@@ -117,6 +117,7 @@ int main(int argc, char** argv) {
     for (double v : parse_number_list("--p", p_text, 2, 4096, true)) ps.push_back(static_cast<int>(v));
     const std::vector<double> wds = parse_number_list("--wd", wd_text, 0.0, 100.0, false);
     if (ps.size() < 2) throw InputError("--p needs at least two hidden dimensions to compare");
+    if (batch > train_n) throw InputError(fmt::format("batch size {} must be in [1, {}] (the training set's size)", batch, train_n));  // before any item
     std::sort(ps.begin(), ps.end());
     for (double w : wds)
       if (!(lr * w < 1.0)) throw InputError(fmt::format("--lr {} × weight decay {} must be < 1", lr, w));

@@ -21,6 +21,7 @@
 #include <sparseact/app/analysis.hpp>
 #include <sparseact/app/checks.hpp>
 #include <sparseact/app/sweep.hpp>
+#include <sparseact/core/errors.hpp>
 #include <sparseact/core/rng.hpp>
 #include <sparseact/flatness/layer_stats.hpp>
 #include <sparseact/flatness/records.hpp>
@@ -83,6 +84,7 @@ int main(int argc, char** argv) {
   app.add_option("--threshold", threshold, "flat-area fraction a layer must reach")->check(CLI::Range(0.0, 1.0))->capture_default_str();
 
   return analysis.run(argc, argv, [&](Analysis& a) {
+    if (batch > train_n) throw InputError(fmt::format("batch size {} must be in [1, {}] (the training set's size)", batch, train_n));  // before any item
     const double signs[4][2] = {{+1, +1}, {+1, -1}, {-1, +1}, {-1, -1}};
     // --- Run: one DB-MLP per shift a work item, the flat-area fraction on the training batches ---------
     const std::vector<Record> records = a.sweep({
