@@ -21,11 +21,14 @@
 
 #include <sparseact/app/analysis.hpp>
 #include <sparseact/app/checks.hpp>
+#include <sparseact/app/sweep.hpp>
 #include <sparseact/core/errors.hpp>
 #include <sparseact/core/rng.hpp>
 #include <sparseact/flatness/checkpoint.hpp>
+#include <sparseact/flatness/records.hpp>
 #include <sparseact/flatness/refine.hpp>
 #include <sparseact/nn/data.hpp>
+#include <sparseact/nn/data_cache.hpp>
 #include <sparseact/nn/optim.hpp>
 #include <sparseact/nn/recipes.hpp>
 #include <sparseact/nn/train.hpp>
@@ -38,8 +41,8 @@ namespace {
 
 struct Model {
   std::string name, label;
-  nn::MlpConfig config;
-  bool algorithm1 = false;
+  nn::ActivationKind activation;
+  bool algorithm1 = false;  ///< DB-MLP: zeroth biases and Algorithm 1
 };
 
 using Bound = double BoundTerms::*;
@@ -114,7 +117,8 @@ int main(int argc, char** argv) {
   Analysis analysis({.name = "flatness_bounds",
                      .paper = "001",
                      .claims = {"Lemma 4", "Lemma 5", "Theorem 2", "Corollary 1", "Theorem 3"},
-                     .description = "Hessian trace of LayerNorm-ed (DB-)MLPs on Fashion-MNIST against the sparsity bounds of paper 001 §4.3-4.4",
+                     .description = "Hessian trace of LayerNorm-ed (DB-)MLPs on Fashion-MNIST against the sparsity bounds of paper 001 §4.3-4.4; "
+                                    "work items at --scale paper: 2, one per training run (vanilla, DB-MLP)",
                      .default_scale = Scale::quick});
   int train_n = 0, pool = 0, d = 0, n = 0, blocks = 0, batch = 0, steps = 0, checkpoints = 0, eval_n = 0, max_probes = 0;
   double lr = 1e-3, wd = 0.0, c = 0.1, rel_tol = 0.05;
@@ -137,46 +141,55 @@ int main(int argc, char** argv) {
   return analysis.run(argc, argv, [&](Analysis& a) {
     const std::uint64_t seed = a.common.seed;
     if (eval_n > train_n) throw InputError(fmt::format("--eval {} exceeds --train {}", eval_n, train_n));
-    const nn::Dataset data = nn::fashion_mnist("train", train_n, pool);
-    const nn::Batch eval = nn::make_batch(data, 0, eval_n);
-    auto block = [&](nn::ActivationKind act, bool zeroth_bias) {
-      nn::BlockConfig b;
-      b.activation.kind = act;
-      b.layernorm = true;
-      b.ln_affine = false;  // Theorem 3: "LayerNorm layers, with affine transformation turned off"
-      b.ln_bias = false;
-      b.zeroth_bias = zeroth_bias;
-      b.residual = true;
-      return nn::uniform_mlp_config(data.x.rows(), d, n, blocks, b, 10);
-    };
-    const Model models[2] = {{"vanilla", "vanilla MLP (ReLU)", block(nn::ActivationKind::relu, false), false},
-                             {"db_mlp", fmt::format("DB-MLP (J-SquaredReLU, Algorithm 1, c = {})", c), block(nn::ActivationKind::j_squared_relu, true), true}};
+    if (batch > train_n) throw InputError(fmt::format("batch size {} must be in [1, {}] (the training set's size)", batch, train_n));  // before any item
+    const Model models[2] = {{"vanilla", "vanilla MLP (ReLU)", nn::ActivationKind::relu, false},
+                             {"db_mlp", fmt::format("DB-MLP (J-SquaredReLU, Algorithm 1, c = {})", c), nn::ActivationKind::j_squared_relu, true}};
+    const long every = std::max<long>(1, steps / (checkpoints - 1));
+
+    // --- Run: each model a work item: train, measuring tr(H) and every bound on the fixed samples at each checkpoint
+    const std::vector<Record> records = a.sweep({
+        .label = "training runs", .count = 2,
+        .key = [&](std::size_t m) { return "model=" + models[m].name; },
+        .cost = [&](std::size_t) { return double(steps) * batch * d * n * blocks + double(checkpoints) * max_probes * eval_n * d * n * blocks; },
+        .item = [&](std::size_t mi) {
+          const int m = static_cast<int>(mi);
+          const Model& model = models[m];
+          const nn::Dataset& data = nn::shared_fashion_mnist("train", train_n, pool);
+          const nn::Batch eval = nn::make_batch(data, 0, eval_n);
+          nn::BlockConfig b;
+          b.activation.kind = model.activation;
+          b.layernorm = true;
+          b.ln_affine = false;  // Theorem 3: "LayerNorm layers, with affine transformation turned off"
+          b.ln_bias = false;
+          b.zeroth_bias = model.algorithm1;
+          b.residual = true;
+          const nn::Mlp net = nn::make_mlp(nn::uniform_mlp_config(data.x.rows(), d, n, blocks, b, 10));
+          Eigen::VectorXd theta = nn::init_params(net, seed, stream_id(1, m));
+          nn::AdamW opt = nn::adamw_weights_only(net, lr, wd);
+          if (model.algorithm1) opt.hooks.push_back(algorithm1_hook(net, c));
+          nn::BatchStream stream(data, batch, seed, stream_id(2, m));
+          std::vector<Checkpoint> cps;
+          nn::MlpModel mlp(net);
+          nn::train(mlp, theta, opt, nn::constant_schedule(lr), stream, {.steps = steps, .log_every = every}, {}, [&](long t, const nn::Batch&) {
+            estimators::TraceOptions probes{.seed = seed, .stream = stream_id(stream_id(3, m), static_cast<std::uint64_t>(t)), .batch = 10};
+            probes.stop.min_samples = 10;
+            probes.stop.max_samples = max_probes;
+            probes.stop.rel_tol = rel_tol;
+            cps.push_back(measure_checkpoint(net, theta, eval, probes, t));
+          });
+          Record r;
+          put_checkpoints(r, "cp", cps);
+          return r.set("parameters", double(net.num_params)).set("data", data.description);
+        }});
 
     Table table{"checkpoints", {"model", "step", "loss", "accuracy", "trace", "trace_half_width", "probes", "lemma4_grad_sq",
                                 "lemma5", "theorem2", "corollary1", "theorem3", "theorem3_relu", "lemma4_rel_gap"}, {}};
     Table layers{"layers", {"model", "step", "layer", "trace", "trace_se", "grad_sq", "x_eta", "eta_KKt_eta", "gV_alpha", "eta_sq",
                             "x_sq", "activation_density", "gradient_density", "trace_KKt", "trace_M"}, {}};
-    const long every = std::max<long>(1, steps / (checkpoints - 1));
-    auto progress = a.progress("checkpoints", static_cast<std::size_t>(2 * checkpoints));
     for (int m = 0; m < 2; ++m) {
-      // --- Run: train, measuring tr(H) and every bound on the fixed samples at each checkpoint ----------
       const Model& model = models[m];
-      const nn::Mlp net = nn::make_mlp(model.config);
-      Eigen::VectorXd theta = nn::init_params(net, seed, stream_id(1, m));
-      nn::AdamW opt = nn::adamw_weights_only(net, lr, wd);
-      if (model.algorithm1) opt.hooks.push_back(algorithm1_hook(net, c));
-      nn::BatchStream stream(data, batch, seed, stream_id(2, m));
-      std::vector<Checkpoint> cps;
-      nn::MlpModel mlp(net);
-      nn::train(mlp, theta, opt, nn::constant_schedule(lr), stream, {.steps = steps, .log_every = every}, {}, [&](long t, const nn::Batch&) {
-        estimators::TraceOptions probes{.seed = seed, .stream = stream_id(stream_id(3, m), static_cast<std::uint64_t>(t)), .batch = 10};
-        probes.stop.min_samples = 10;
-        probes.stop.max_samples = max_probes;
-        probes.stop.rel_tol = rel_tol;
-        cps.push_back(measure_checkpoint(net, theta, eval, probes, t));
-        add_rows(table, layers, m, cps.back());
-        progress->advance();
-      });
+      const std::vector<Checkpoint> cps = get_checkpoints(records[m], "cp");
+      for (const Checkpoint& cp : cps) add_rows(table, layers, m, cp);
 
       // --- Checks --------------------------------------------------------------------------------------
       const Checkpoint& first = cps.front();
@@ -225,12 +238,11 @@ int main(int argc, char** argv) {
               Relation::at_most, ratios, "checkpoints", 1e-12);
 
       // --- Figure and data ---------------------------------------------------------------------------
-      json md = {{"parameters", net.num_params}};
+      json md = {{"parameters", static_cast<long long>(records[m].num("parameters"))}};
       a.add_figure(bounds_figure(model, cps, md));
       a.result.data[model.name] = md;
     }
-    progress->finish();
-    a.result.data["data_note"] = std::string(nn::kFashionMnistNote) + " " + data.description;
+    a.result.data["data_note"] = std::string(nn::kFashionMnistNote) + " " + records[0].str("data");
     a.add_table(std::move(table));
     a.add_table(std::move(layers));
   });

@@ -18,11 +18,15 @@
 
 #include <sparseact/app/analysis.hpp>
 #include <sparseact/app/checks.hpp>
+#include <sparseact/app/sweep.hpp>
+#include <sparseact/core/errors.hpp>
 #include <sparseact/core/rng.hpp>
 #include <sparseact/flatness/layer_stats.hpp>
+#include <sparseact/flatness/records.hpp>
 #include <sparseact/flatness/refine.hpp>
 #include <sparseact/flatness/sparsity_log.hpp>
 #include <sparseact/nn/data.hpp>
+#include <sparseact/nn/data_cache.hpp>
 #include <sparseact/nn/optim.hpp>
 #include <sparseact/nn/recipes.hpp>
 #include <sparseact/nn/train.hpp>
@@ -76,7 +80,8 @@ int main(int argc, char** argv) {
   Analysis analysis({.name = "sparsity_training",
                      .paper = "001",
                      .claims = {"Section 7.1", "Table 1", "Table 2", "Algorithm 1"},
-                     .description = "Training and testing activation sparsity of vanilla vs modified (zeroth biases, J-SquaredReLU, Algorithm 1) MLPs from scratch",
+                     .description = "Training and testing activation sparsity of vanilla vs modified (zeroth biases, J-SquaredReLU, Algorithm 1) MLPs from scratch; "
+                                    "work items at --scale paper: 6, one per (seed, variant) training run",
                      .default_scale = Scale::quick});
   int train_n = 0, test_n = 0, pool = 0, d = 0, n = 0, blocks = 0, batch = 0, steps = 0, log_every = 0, seeds = 0;
   double lr = 1e-3, wd = 0.1, c = 0.1;
@@ -97,42 +102,52 @@ int main(int argc, char** argv) {
 
   return analysis.run(argc, argv, [&](Analysis& a) {
     const std::uint64_t seed = a.common.seed;
-    const nn::Dataset train_set = nn::fashion_mnist("train", train_n, pool);
-    const nn::Dataset test_set = nn::fashion_mnist("test", test_n, pool);
-    auto config = [&](bool modified) {
-      nn::BlockConfig b;
-      b.activation.kind = modified ? nn::ActivationKind::j_squared_relu : nn::ActivationKind::relu;
-      b.ln_affine = true;
-      b.ln_bias = !modified;  // Algorithm 1 runs on unbiased LayerNorms
-      b.zeroth_bias = modified;
-      return nn::uniform_mlp_config(train_set.x.rows(), d, n, blocks, b, 10);
-    };
-
-    // --- Run: [variant][seed], vanilla (0) and modified (1) ------------------------------------------
+    if (batch > train_n) throw InputError(fmt::format("batch size {} must be in [1, {}] (the training set's size)", batch, train_n));  // before any item
+    // --- Run: every (seed, variant) a work item, vanilla (0) and modified (1) --------------------------
+    const Grid grid{{static_cast<std::size_t>(seeds), 2}};
+    const std::vector<Record> records = a.sweep({
+        .label = "runs", .count = grid.count(),
+        .key = [&](std::size_t i) { const auto g = grid.coords(i); return fmt::format("seed={},variant={}", g[0], g[1] == 1 ? "modified" : "vanilla"); },
+        .cost = [&](std::size_t) { return double(steps) * batch * d * n * blocks; },
+        .item = [&](std::size_t i) {
+          const auto g = grid.coords(i);
+          const int s = static_cast<int>(g[0]), v = static_cast<int>(g[1]);
+          const nn::Dataset& train_set = nn::shared_fashion_mnist("train", train_n, pool);
+          const nn::Dataset& test_set = nn::shared_fashion_mnist("test", test_n, pool);
+          nn::BlockConfig b;
+          b.activation.kind = v == 1 ? nn::ActivationKind::j_squared_relu : nn::ActivationKind::relu;
+          b.ln_affine = true;
+          b.ln_bias = v == 0;  // Algorithm 1 runs on unbiased LayerNorms
+          b.zeroth_bias = v == 1;
+          const nn::Mlp net = nn::make_mlp(nn::uniform_mlp_config(train_set.x.rows(), d, n, blocks, b, 10));
+          // paired: the same weight stream for K, V, W (the layouts differ only by d^l and β)
+          Eigen::VectorXd theta = nn::init_params(net, seed, stream_id(1, s));
+          nn::AdamW opt = nn::adamw_weights_only(net, lr, wd);
+          if (v == 1) opt.hooks.push_back(algorithm1_hook(net, c));
+          nn::BatchStream stream(train_set, batch, seed, stream_id(2, s));
+          SparsityLog log;
+          nn::MlpModel mlp(net);
+          nn::train(mlp, theta, opt, nn::cosine_schedule(lr, 0, steps), stream, {.steps = steps, .log_every = log_every}, {},
+                    [&](long t, const nn::Batch& trained_on) {
+                      if (t > 0) log.record(t, net, theta, trained_on.x);  // training sparsity: the batches trained on
+                    });
+          const auto tested = forward_sparsity(net, theta, test_set.x);
+          Record r;
+          put_sparsity_log(r, "train", log);
+          return r.set("test_density", per_block(tested, kActivated)).set("test", block_mean(tested, kActivated))
+              .set("accuracy", nn::accuracy(net, theta, test_set)).set("data", train_set.description);
+        }});
     std::vector<std::vector<Run>> runs(2, std::vector<Run>(static_cast<std::size_t>(seeds)));
-    auto progress = a.progress("runs", static_cast<std::size_t>(2 * seeds));
     for (int s = 0; s < seeds; ++s)
       for (int v = 0; v < 2; ++v) {
-        const nn::Mlp net = nn::make_mlp(config(v == 1));
-        // paired: the same weight stream for K, V, W (the layouts differ only by d^l and β)
-        Eigen::VectorXd theta = nn::init_params(net, seed, stream_id(1, s));
-        nn::AdamW opt = nn::adamw_weights_only(net, lr, wd);
-        if (v == 1) opt.hooks.push_back(algorithm1_hook(net, c));
-        nn::BatchStream stream(train_set, batch, seed, stream_id(2, s));
+        const Record& rec = records[grid.index({static_cast<std::size_t>(s), static_cast<std::size_t>(v)})];
         Run& run = runs[v][s];
-        nn::MlpModel mlp(net);
-        nn::train(mlp, theta, opt, nn::cosine_schedule(lr, 0, steps), stream, {.steps = steps, .log_every = log_every}, {},
-                  [&](long t, const nn::Batch& trained_on) {
-                    if (t > 0) run.train.record(t, net, theta, trained_on.x);  // training sparsity: the batches trained on
-                  });
+        run.train = get_sparsity_log(rec, "train");
         run.integrated_train = run.train.integrated(kActivated);
-        const auto tested = forward_sparsity(net, theta, test_set.x);
-        run.test_density = per_block(tested, kActivated);
-        run.test = block_mean(tested, kActivated);
-        run.accuracy = nn::accuracy(net, theta, test_set);
-        progress->advance();
+        run.test_density = rec.arr("test_density");
+        run.test = rec.num("test");
+        run.accuracy = rec.num("accuracy");
       }
-    progress->finish();
 
     // --- Tables 1–2 style -----------------------------------------------------------------------------
     Table summary{"summary", {"variant", "seed", "training_sparsity", "testing_sparsity", "test_accuracy"}, {}};
@@ -159,7 +174,7 @@ int main(int argc, char** argv) {
     const std::string setting = fmt::format(
         "{} blocks, d = {}, n = {}, AdamW lr {} cosine, wd {}, batch {}, {} steps, {} paired seeds; {} Test: {} images. "
         "Vanilla {:.4f} / {:.4f} (train / test fraction activated), accuracy {:.4f}; modified {:.4f} / {:.4f}, accuracy {:.4f}",
-        blocks, d, n, lr, wd, batch, steps, seeds, std::string(nn::kFashionMnistNote) + " " + train_set.description, test_n, tr[0], te[0],
+        blocks, d, n, lr, wd, batch, steps, seeds, std::string(nn::kFashionMnistNote) + " " + records[0].str("data"), test_n, tr[0], te[0],
         acc[0], tr[1], te[1], acc[1]);
     for_all(a, {.id = "training_sparsity_lower",
                 .claim = "Section 7.1 (Tables 1-2)",

@@ -18,11 +18,13 @@
 
 #include <sparseact/app/analysis.hpp>
 #include <sparseact/app/checks.hpp>
+#include <sparseact/app/sweep.hpp>
 #include <sparseact/core/errors.hpp>
 #include <sparseact/core/rng.hpp>
 #include <sparseact/flatness/layer_stats.hpp>
 #include <sparseact/flatness/refine.hpp>
 #include <sparseact/nn/data.hpp>
+#include <sparseact/nn/data_cache.hpp>
 #include <sparseact/nn/optim.hpp>
 #include <sparseact/nn/recipes.hpp>
 #include <sparseact/nn/train.hpp>
@@ -88,7 +90,8 @@ int main(int argc, char** argv) {
   Analysis analysis({.name = "spectral_training",
                      .paper = "001",
                      .claims = {"Section 8.1", "Section 8.4", "Theorem 6"},
-                     .description = "Spectrum of K Kᵀ per layer through training: near-zero portion vs 1 − d/n, the 70% majority's ratio, tr(K Kᵀ) and tr(M), including a wide MLP (d > n)",
+                     .description = "Spectrum of K Kᵀ per layer through training: near-zero portion vs 1 − d/n, the 70% majority's ratio, tr(K Kᵀ) and tr(M), including a wide MLP (d > n); "
+                                    "work items at --scale paper: 2, one per training run (usual, wide)",
                      .default_scale = Scale::quick});
   int train_n = 0, pool = 0, d = 0, n = 0, wide_d = 0, wide_n = 0, blocks = 0, batch = 0, steps = 0, checkpoints = 0, eval_n = 0;
   double lr = 1e-3, wd = 0.1, c = 0.1;
@@ -112,48 +115,66 @@ int main(int argc, char** argv) {
     if (wide_d <= wide_n) throw InputError(fmt::format("--wide-d {} must exceed --wide-n {} (the wide MLP has d > n)", wide_d, wide_n));
     if (n <= d) throw InputError(fmt::format("--n {} must exceed --d {} (the usual MLP has n > d)", n, d));
     if (eval_n > train_n) throw InputError("--eval exceeds --train");
-    const nn::Dataset data = nn::fashion_mnist("train", train_n, pool);
-    const nn::Batch eval = nn::make_batch(data, 0, eval_n);
+    if (batch > train_n) throw InputError(fmt::format("batch size {} must be in [1, {}] (the training set's size)", batch, train_n));  // before any item
     struct Case {
       std::string name;
       int d, n;
     };
     const Case cases[2] = {{"usual", d, n}, {"wide", wide_d, wide_n}};
-    Table table{"spectra", {"case", "step", "layer", "near_zero_portion", "expected_zero_portion", "majority_ratio", "extreme_ratio", "trace_KKt", "trace_M"}, {}};
     const long every = std::max<long>(1, steps / (checkpoints - 1));
-    auto progress = a.progress("checkpoints", static_cast<std::size_t>(2 * checkpoints));
+    // --- Run: each MLP a work item: train, reading every layer's K Kᵀ at the checkpoints (§8.4) and tr(K Kᵀ), tr(M) (§8.1)
+    const std::vector<Record> records = a.sweep({
+        .label = "training runs", .count = 2,
+        .key = [&](std::size_t ci) { return "case=" + cases[ci].name; },
+        .cost = [&](std::size_t ci) { const double cd = cases[ci].d, cn = cases[ci].n; return blocks * (double(steps) * batch * cd * cn + checkpoints * cn * cn * cn); },
+        .item = [&](std::size_t ci) {
+          const Case& cs = cases[ci];
+          const nn::Dataset& data = nn::shared_fashion_mnist("train", train_n, pool);
+          const nn::Batch eval = nn::make_batch(data, 0, eval_n);
+          nn::BlockConfig b;
+          b.activation.kind = nn::ActivationKind::j_squared_relu;
+          b.ln_bias = false;
+          b.zeroth_bias = true;
+          const nn::Mlp net = nn::make_mlp(nn::uniform_mlp_config(data.x.rows(), cs.d, cs.n, blocks, b, 10));
+          Eigen::VectorXd theta = nn::init_params(net, a.common.seed, stream_id(1, ci));
+          nn::AdamW opt = nn::adamw_weights_only(net, lr, wd);
+          opt.hooks.push_back(algorithm1_hook(net, c));
+          nn::BatchStream stream(data, batch, a.common.seed, stream_id(2, ci));
+          std::vector<double> steps_at, near_zero, majority, extreme, trace_KKt, trace_M, final_spectrum;  // [checkpoint × layer]
+          nn::MlpModel mlp(net);
+          nn::train(mlp, theta, opt, nn::cosine_schedule(lr, 0, steps), stream, {.steps = steps, .log_every = every}, {}, [&](long t, const nn::Batch&) {
+            const FlatnessStats st = flatness_stats(net, theta, eval, nn::LossKind::cross_entropy);
+            for (int l = 0; l < blocks; ++l) {
+              // all n eigenvalues from the n×n matrix: the Gram route would not resolve the near-zero ones
+              const spectral::Section84Reading s = spectral::read_spectrum(spectral::kkt_eigenvalues_direct(nn::param_view(net, theta, net.blocks[l].K)));
+              near_zero.push_back(s.near_zero_portion), majority.push_back(s.majority_ratio), extreme.push_back(s.extreme_ratio);
+              trace_KKt.push_back(st.blocks[l].trace_KKt), trace_M.push_back(st.blocks[l].trace_M);
+              if (t == steps && l == blocks - 1) final_spectrum = s.rest;
+            }
+            steps_at.push_back(double(t));
+          });
+          return Record().set("steps", steps_at).set("near_zero", near_zero).set("majority", majority).set("extreme_ratio", extreme)
+              .set("trace_KKt", trace_KKt).set("trace_M", trace_M).set("final_spectrum", final_spectrum).set("data", data.description);
+        }});
+
+    Table table{"spectra", {"case", "step", "layer", "near_zero_portion", "expected_zero_portion", "majority_ratio", "extreme_ratio", "trace_KKt", "trace_M"}, {}};
     a.result.data = json::object();
     for (int ci = 0; ci < 2; ++ci) {
-      // --- Run: train, reading every layer's K Kᵀ at the checkpoints (§8.4) and tr(K Kᵀ), tr(M) (§8.1)
       const Case& cs = cases[ci];
-      nn::BlockConfig b;
-      b.activation.kind = nn::ActivationKind::j_squared_relu;
-      b.ln_bias = false;
-      b.zeroth_bias = true;
-      const nn::Mlp net = nn::make_mlp(nn::uniform_mlp_config(data.x.rows(), cs.d, cs.n, blocks, b, 10));
-      Eigen::VectorXd theta = nn::init_params(net, a.common.seed, stream_id(1, ci));
-      nn::AdamW opt = nn::adamw_weights_only(net, lr, wd);
-      opt.hooks.push_back(algorithm1_hook(net, c));
-      nn::BatchStream stream(data, batch, a.common.seed, stream_id(2, ci));
+      const Record& rec = records[ci];
       const double expected = spectral::zero_fraction_limit(cs.n, cs.d);  // Theorem 5's atom
-      std::vector<double> xs, final_spectrum;
+      const std::vector<double>& xs = rec.arr("steps");
       Checkpoints pts;
       std::vector<Point> near_zero;
-      nn::MlpModel mlp(net);
-      nn::train(mlp, theta, opt, nn::cosine_schedule(lr, 0, steps), stream, {.steps = steps, .log_every = every}, {}, [&](long t, const nn::Batch&) {
-        const FlatnessStats st = flatness_stats(net, theta, eval, nn::LossKind::cross_entropy);
+      for (std::size_t i = 0, k = 0; i < xs.size(); ++i) {
         std::vector<LayerPoint>& row = pts.emplace_back();
-        for (int l = 0; l < blocks; ++l) {
-          // all n eigenvalues from the n×n matrix: the Gram route would not resolve the near-zero ones
-          const spectral::Section84Reading s = spectral::read_spectrum(spectral::kkt_eigenvalues_direct(nn::param_view(net, theta, net.blocks[l].K)));
-          const LayerPoint& p = row.emplace_back(LayerPoint{s.near_zero_portion, s.majority_ratio, s.extreme_ratio, st.blocks[l].trace_KKt, st.blocks[l].trace_M});
-          table.add_row({double(ci), double(t), double(l + 1), p.near_zero, expected, p.majority, p.extreme_ratio, p.trace_KKt, p.trace_M});
-          near_zero.push_back({fmt::format("step {}, layer {}", t, l + 1), std::abs(p.near_zero - expected), 1.0 / cs.n});
-          if (t == steps && l == blocks - 1) final_spectrum = s.rest;
+        for (int l = 0; l < blocks; ++l, ++k) {
+          const LayerPoint& p = row.emplace_back(LayerPoint{rec.arr("near_zero")[k], rec.arr("majority")[k], rec.arr("extreme_ratio")[k],
+                                                            rec.arr("trace_KKt")[k], rec.arr("trace_M")[k]});
+          table.add_row({double(ci), xs[i], double(l + 1), p.near_zero, expected, p.majority, p.extreme_ratio, p.trace_KKt, p.trace_M});
+          near_zero.push_back({fmt::format("step {}, layer {}", static_cast<long>(xs[i]), l + 1), std::abs(p.near_zero - expected), 1.0 / cs.n});
         }
-        xs.push_back(double(t));
-        progress->advance();
-      });
+      }
 
       // --- Checks -------------------------------------------------------------------------------
       const std::string setting = fmt::format("{} MLP: d = {}, n = {}, {} blocks (J-SquaredReLU, zeroth biases, Algorithm 1 c = {}), AdamW lr {} "
@@ -181,12 +202,11 @@ int main(int argc, char** argv) {
                    .note = "Measured: final tr(M); bound: the initial one. " + setting},
                Relation::at_least, per_layer(pts, &LayerPoint::trace_M, [](const LayerPoint& q) { return q.trace_M; }), "layers");
 
-      add_figures(a, cs.name, cs.d, cs.n, xs, pts, final_spectrum);
+      add_figures(a, cs.name, cs.d, cs.n, xs, pts, rec.arr("final_spectrum"));
       a.result.data[cs.name] = {{"d", cs.d}, {"n", cs.n}, {"expected_zero_portion", expected}};
     }
-    progress->finish();
     a.result.data["near_zero_threshold"] = spectral::kNearZeroThreshold;
-    a.result.data["data_note"] = std::string(nn::kFashionMnistNote) + " " + data.description;
+    a.result.data["data_note"] = std::string(nn::kFashionMnistNote) + " " + records[0].str("data");
     a.add_table(std::move(table));
   });
 }

@@ -22,11 +22,13 @@
 
 #include <sparseact/app/analysis.hpp>
 #include <sparseact/app/checks.hpp>
+#include <sparseact/app/sweep.hpp>
 #include <sparseact/core/errors.hpp>
 #include <sparseact/core/rng.hpp>
 #include <sparseact/flatness/theorem7.hpp>
 #include <sparseact/nn/backprop.hpp>
 #include <sparseact/nn/data.hpp>
+#include <sparseact/nn/data_cache.hpp>
 #include <sparseact/nn/optim.hpp>
 #include <sparseact/nn/recipes.hpp>
 #include <sparseact/nn/train.hpp>
@@ -41,6 +43,19 @@ struct Run {
   Anisotropy x, eta;           // layer averages of a/p and β/p
   Theorem7Terms t_x, t_eta;    // bounds with the layer-averaged α, β
 };
+
+/// Per-layer anisotropies as record arrays under `key` and back (the layer average is the reduction's).
+void put_anisotropies(Record& r, const std::string& key, const std::vector<Anisotropy>& v) {
+  std::vector<double> a, ap, b, bp;
+  for (const Anisotropy& q : v) a.push_back(q.a), ap.push_back(q.a_over_p), b.push_back(q.beta), bp.push_back(q.beta_over_p);
+  r.set(key + ".a", a).set(key + ".a_over_p", ap).set(key + ".beta", b).set(key + ".beta_over_p", bp);
+}
+std::vector<Anisotropy> get_anisotropies(const Record& r, const std::string& key) {
+  std::vector<Anisotropy> out(r.arr(key + ".a").size());
+  for (std::size_t l = 0; l < out.size(); ++l)
+    out[l] = {r.arr(key + ".a").at(l), r.arr(key + ".a_over_p").at(l), r.arr(key + ".beta").at(l), r.arr(key + ".beta_over_p").at(l)};
+  return out;
+}
 
 /// Figures 16–19 (a, b) and (c–f) over p, one colour per weight decay; returns their data for the JSON.
 json add_figures(Analysis& a, const std::vector<int>& ps, const std::vector<double>& wds, const std::vector<std::vector<Run>>& runs) {
@@ -77,7 +92,8 @@ int main(int argc, char** argv) {
   Analysis analysis({.name = "thm7_bounds",
                      .paper = "001",
                      .claims = {"Theorem 7", "Section 4.6", "Section 8.5", "Appendix D"},
-                     .description = "Theorem 7's effective window, eq. (11) and the bounds of eqs. (9)-(10) from tiny pure MLPs trained with SGD (§8.5)",
+                     .description = "Theorem 7's effective window, eq. (11) and the bounds of eqs. (9)-(10) from tiny pure MLPs trained with SGD (§8.5); "
+                                    "work items at --scale paper: 20, one per (w, p) training run",
                      .default_scale = Scale::quick});
   int train_n = 0, pool = 0, batch = 32, steps = 0, log_every = 20;
   std::string p_text, wd_text;
@@ -101,6 +117,7 @@ int main(int argc, char** argv) {
     for (double v : parse_number_list("--p", p_text, 2, 4096, true)) ps.push_back(static_cast<int>(v));
     const std::vector<double> wds = parse_number_list("--wd", wd_text, 0.0, 100.0, false);
     if (ps.size() < 2) throw InputError("--p needs at least two hidden dimensions to compare");
+    if (batch > train_n) throw InputError(fmt::format("batch size {} must be in [1, {}] (the training set's size)", batch, train_n));  // before any item
     std::sort(ps.begin(), ps.end());
     for (double w : wds)
       if (!(lr * w < 1.0)) throw InputError(fmt::format("--lr {} × weight decay {} must be < 1", lr, w));
@@ -129,46 +146,61 @@ int main(int argc, char** argv) {
         .tolerance["derivation"] = "the paper's 0.061 is rounded to three decimals";
 
     // --- (b) §8.5's experiment: SGD with weight decay, x and η accumulated over the window (App. D)
-    const nn::Dataset data = nn::fashion_mnist("train", train_n, pool);
-    const nn::Dataset test = nn::fashion_mnist("test", 2000, pool);
+    // Every (w, p) a work item; the data are loaded inside the items (once per process).
     const int hidden = 4;
+    const Grid grid{{wds.size(), ps.size()}};
+    const std::vector<Record> records = a.sweep({
+        .label = "runs", .count = grid.count(),
+        .key = [&](std::size_t i) { const auto g = grid.coords(i); return fmt::format("w={},p={}", wds[g[0]], ps[g[1]]); },
+        .cost = [&](std::size_t i) { const double p = ps[grid.coords(i)[1]]; return double(steps) * batch * p * p * hidden + double(steps) / log_every * batch * p * p * hidden; },
+        .item = [&](std::size_t i) {
+          const auto g = grid.coords(i);
+          const std::size_t pi = g[1];
+          const int p = ps[pi];
+          const double w = wds[g[0]];
+          const nn::Dataset& data = nn::shared_fashion_mnist("train", train_n, pool);
+          nn::BlockConfig b;
+          b.value_layer = false;  // a single hidden p×p Linear + ReLU per block
+          b.ln_affine = b.ln_bias = false;
+          b.residual = true;
+          const nn::Mlp net = nn::make_mlp(nn::uniform_mlp_config(data.x.rows(), p, p, hidden, b, 10));
+          Eigen::VectorXd theta = nn::init_params(net, a.common.seed, stream_id(1, pi));
+          nn::Sgd opt;
+          opt.lr = lr;
+          opt.weight_decay = w;  // torch.optim.SGD's: on every parameter
+          nn::BatchStream stream(data, batch, a.common.seed, stream_id(2, pi));
+          std::vector<DecayedMoment> Sx(hidden, DecayedMoment(p, 1.0 - lr * w)), Se = Sx;
+          nn::MlpModel mlp(net);
+          // x_k and η_k of a logged step come from its own forward and backward pass at θ before its
+          // update, every log_every steps and at the last; t counts steps 1, 2, …
+          nn::train(mlp, theta, opt, nn::constant_schedule(lr), stream, {.steps = steps, .log_every = log_every}, [&](const nn::TrainStep& s) {
+            const long t = s.t + 1;
+            if (t % log_every != 0 && t != steps) return;
+            const double B = static_cast<double>(s.batch.size());
+            for (int l = 0; l < hidden; ++l) {
+              Sx[l].add(t, mlp.cache().blocks[l].k_in);
+              Se[l].add(t, mlp.signals().blocks[l].dP, B * B);  // η_s = B·∂L/∂P, so Σ η ηᵀ = B² Σ (∂L/∂P)(∂L/∂P)ᵀ
+            }
+          });
+          std::vector<Anisotropy> ax, ae;
+          for (int l = 0; l < hidden; ++l) ax.push_back(anisotropy(Sx[l].S())), ae.push_back(anisotropy(Se[l].S()));
+          Record r;
+          put_anisotropies(r, "x", ax);
+          put_anisotropies(r, "eta", ae);
+          return r.set("test_accuracy", nn::accuracy(net, theta, nn::shared_fashion_mnist("test", 2000, pool))).set("data", data.description);
+        }});
     std::vector<std::vector<Run>> runs(wds.size(), std::vector<Run>(ps.size()));
     Table table{"runs", {"wd", "p", "layer", "a_over_p_x", "beta_over_p_x", "a_over_p_eta", "beta_over_p_eta"}, {}};
     Table bounds{"bounds", {"wd", "p", "window", "bT", "c", "a_over_p_x", "beta_over_p_x", "bound9_x", "bound10_x", "eq11_x",
                             "a_over_p_eta", "beta_over_p_eta", "bound9_eta", "bound10_eta", "eq11_eta", "test_accuracy"}, {}};
-    auto progress = a.progress("runs", wds.size() * ps.size());
     for (std::size_t wi = 0; wi < wds.size(); ++wi)
       for (std::size_t pi = 0; pi < ps.size(); ++pi) {
         const int p = ps[pi];
         const double w = wds[wi];
-        nn::BlockConfig b;
-        b.value_layer = false;  // a single hidden p×p Linear + ReLU per block
-        b.ln_affine = b.ln_bias = false;
-        b.residual = true;
-        const nn::Mlp net = nn::make_mlp(nn::uniform_mlp_config(data.x.rows(), p, p, hidden, b, 10));
-        Eigen::VectorXd theta = nn::init_params(net, a.common.seed, stream_id(1, pi));
-        nn::Sgd opt;
-        opt.lr = lr;
-        opt.weight_decay = w;  // torch.optim.SGD's: on every parameter
-        nn::BatchStream stream(data, batch, a.common.seed, stream_id(2, pi));
-        std::vector<DecayedMoment> Sx(hidden, DecayedMoment(p, 1.0 - lr * w)), Se = Sx;
-        nn::MlpModel mlp(net);
-        // x_k and η_k of a logged step come from its own forward and backward pass at θ before its
-        // update, every log_every steps and at the last; t counts steps 1, 2, …
-        nn::train(mlp, theta, opt, nn::constant_schedule(lr), stream, {.steps = steps, .log_every = log_every}, [&](const nn::TrainStep& s) {
-          const long t = s.t + 1;
-          if (t % log_every != 0 && t != steps) return;
-          const double B = static_cast<double>(s.batch.size());
-          for (int l = 0; l < hidden; ++l) {
-            Sx[l].add(t, mlp.cache().blocks[l].k_in);
-            Se[l].add(t, mlp.signals().blocks[l].dP, B * B);  // η_s = B·∂L/∂P, so Σ η ηᵀ = B² Σ (∂L/∂P)(∂L/∂P)ᵀ
-          }
-        });
-        std::vector<Anisotropy> ax, ae;
-        for (int l = 0; l < hidden; ++l) {
-          ax.push_back(anisotropy(Sx[l].S())), ae.push_back(anisotropy(Se[l].S()));
+        const Record& rec = records[grid.index({wi, pi})];
+        const std::vector<Anisotropy> ax = get_anisotropies(rec, "x"), ae = get_anisotropies(rec, "eta");
+        for (int l = 0; l < hidden; ++l)
           table.add_row({w, double(p), double(l + 1), ax[l].a_over_p, ax[l].beta_over_p, ae[l].a_over_p, ae[l].beta_over_p});
-        }
         Run& run = runs[wi][pi];
         run.x = layer_average(ax), run.eta = layer_average(ae);
         const double window = effective_window(tau, lr, w);
@@ -177,15 +209,13 @@ int main(int argc, char** argv) {
         run.t_eta = theorem7_terms(p, bT, run.eta.a_over_p * p, run.eta.beta_over_p * p, v0, v0);
         bounds.add_row({w, double(p), std::isinf(window) ? -1.0 : window, bT, run.t_x.c, run.x.a_over_p, run.x.beta_over_p, run.t_x.bound9,
                         run.t_x.bound10, double(run.t_x.condition11), run.eta.a_over_p, run.eta.beta_over_p, run.t_eta.bound9, run.t_eta.bound10,
-                        double(run.t_eta.condition11), nn::accuracy(net, theta, test)});
-        progress->advance();
+                        double(run.t_eta.condition11), rec.num("test_accuracy")});
       }
-    progress->finish();
 
     // --- Checks (Figures 16–19) -------------------------------------------------------------------
     const std::string setting = fmt::format("p ∈ {{{}}}, w ∈ {{{}}}, SGD lr {}, batch {}, {} steps, x and η collected every {} steps; bound: "
                                             "bT = {}·min({}, window(τ = {})), v = v_0 = {}. {} {}",
-                                            p_text, wd_text, lr, batch, steps, log_every, batch, T_ref, tau, v0, nn::kFashionMnistNote, data.description);
+                                            p_text, wd_text, lr, batch, steps, log_every, batch, T_ref, tau, v0, nn::kFashionMnistNote, records[0].str("data"));
     auto falls = [&](const std::string& id, const std::string& claim, const std::string& what, auto get) {
       std::vector<Point> pts;  // per weight decay: the value at the largest p against the one at the smallest
       for (std::size_t wi = 0; wi < wds.size(); ++wi) pts.push_back({fmt::format("w = {}", wds[wi]), get(runs[wi].back()), get(runs[wi].front())});

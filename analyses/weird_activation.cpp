@@ -20,10 +20,14 @@
 
 #include <sparseact/app/analysis.hpp>
 #include <sparseact/app/checks.hpp>
+#include <sparseact/app/sweep.hpp>
+#include <sparseact/core/errors.hpp>
 #include <sparseact/core/rng.hpp>
 #include <sparseact/flatness/layer_stats.hpp>
+#include <sparseact/flatness/records.hpp>
 #include <sparseact/flatness/sparsity_log.hpp>
 #include <sparseact/nn/data.hpp>
+#include <sparseact/nn/data_cache.hpp>
 #include <sparseact/nn/optim.hpp>
 #include <sparseact/nn/recipes.hpp>
 #include <sparseact/nn/train.hpp>
@@ -60,7 +64,8 @@ int main(int argc, char** argv) {
   Analysis analysis({.name = "weird_activation",
                      .paper = "001",
                      .claims = {"Section 6", "Figure 4"},
-                     .description = "Shifted Weird-J-SquaredReLU networks: pre-activations gather in the flat area (gradient sparsity) while activations are not sparse",
+                     .description = "Shifted Weird-J-SquaredReLU networks: pre-activations gather in the flat area (gradient sparsity) while activations are not sparse; "
+                                    "work items at --scale paper: 4, one per shift (Δx, Δy) (a training run each)",
                      .default_scale = Scale::quick});
   int train_n = 0, pool = 0, d = 0, n = 0, blocks = 0, batch = 0, steps = 0, log_every = 0;
   double lr = 1e-3, w_half = 1.5, shift = 1.6, threshold = 0.7;
@@ -79,28 +84,39 @@ int main(int argc, char** argv) {
   app.add_option("--threshold", threshold, "flat-area fraction a layer must reach")->check(CLI::Range(0.0, 1.0))->capture_default_str();
 
   return analysis.run(argc, argv, [&](Analysis& a) {
-    const nn::Dataset data = nn::fashion_mnist("train", train_n, pool);
+    if (batch > train_n) throw InputError(fmt::format("batch size {} must be in [1, {}] (the training set's size)", batch, train_n));  // before any item
     const double signs[4][2] = {{+1, +1}, {+1, -1}, {-1, +1}, {-1, -1}};
+    // --- Run: one DB-MLP per shift a work item, the flat-area fraction on the training batches ---------
+    const std::vector<Record> records = a.sweep({
+        .label = "networks", .count = 4,
+        .key = [&](std::size_t k) { return fmt::format("dx={:+},dy={:+}", signs[k][0] * shift, signs[k][1] * shift); },
+        .cost = [&](std::size_t) { return double(steps) * batch * d * n * blocks; },
+        .item = [&](std::size_t k) {
+          const nn::Dataset& data = nn::shared_fashion_mnist("train", train_n, pool);
+          nn::BlockConfig block;
+          block.activation = {nn::ActivationKind::weird_j_squared_relu, w_half, signs[k][0] * shift, signs[k][1] * shift};
+          block.zeroth_bias = true;  // App. E: unrefined DB-MLP, no Algorithm 1, LayerNorm as in ViT
+          const nn::Mlp net = nn::make_mlp(nn::uniform_mlp_config(data.x.rows(), d, n, blocks, block, 10));
+          Eigen::VectorXd theta = nn::init_params(net, a.common.seed, stream_id(1, 0));  // the same init for all four
+          nn::AdamW opt;  // Adam: no weight decay (App. E)
+          opt.weight_decay = 0.0;
+          nn::BatchStream stream(data, batch, a.common.seed, stream_id(2, 0));
+          nn::MlpModel model(net);
+          SparsityLog log;  // at t = 0 the batch step 0 trains on, later the one step t − 1 trained on: training batches
+          nn::train(model, theta, opt, nn::constant_schedule(lr), stream, {.steps = steps, .log_every = log_every}, {},
+                    [&](long t, const nn::Batch& b) { log.record(t, net, theta, b.x); });
+          Record r;
+          put_sparsity_log(r, "log", log);
+          return r.set("data", data.description);
+        }});
+
     Table table{"flat_fraction", {"net", "dx", "dy", "step", "layer", "flat_fraction", "zero_activation_fraction", "activation_density"}, {}};
     json per_net = json::array();
     std::vector<Point> majority, zeros;  // per network: layers at the threshold; per layer: zero fraction at the end
     std::string summary;
-    auto progress = a.progress("networks", 4);
     for (int k = 0; k < 4; ++k) {
-      // --- Run: one DB-MLP per shift, the flat-area fraction on the training batches --------------------
       const double dx = signs[k][0] * shift, dy = signs[k][1] * shift;
-      nn::BlockConfig block;
-      block.activation = {nn::ActivationKind::weird_j_squared_relu, w_half, dx, dy};
-      block.zeroth_bias = true;  // App. E: unrefined DB-MLP, no Algorithm 1, LayerNorm as in ViT
-      const nn::Mlp net = nn::make_mlp(nn::uniform_mlp_config(data.x.rows(), d, n, blocks, block, 10));
-      Eigen::VectorXd theta = nn::init_params(net, a.common.seed, stream_id(1, 0));  // the same init for all four
-      nn::AdamW opt;  // Adam: no weight decay (App. E)
-      opt.weight_decay = 0.0;
-      nn::BatchStream stream(data, batch, a.common.seed, stream_id(2, 0));
-      nn::MlpModel model(net);
-      SparsityLog log;  // at t = 0 the batch step 0 trains on, later the one step t − 1 trained on: training batches
-      nn::train(model, theta, opt, nn::constant_schedule(lr), stream, {.steps = steps, .log_every = log_every}, {},
-                [&](long t, const nn::Batch& b) { log.record(t, net, theta, b.x); });
+      const SparsityLog log = get_sparsity_log(records[k], "log");
       for (std::size_t i = 0; i < log.size(); ++i)
         for (int l = 0; l < blocks; ++l) {
           const BlockStats& s = log.blocks[i][l];
@@ -118,14 +134,12 @@ int main(int argc, char** argv) {
       per_net.push_back({{"dx", dx}, {"dy", dy}, {"final_flat_fraction", last_flat}, {"initial_flat_fraction", first_flat},
                          {"final_zero_activation_fraction", last_zero}, {"layers_at_threshold", layers_ok}});
       a.add_figure(flat_figure(log, dx, dy, w_half, threshold));
-      progress->advance();
     }
-    progress->finish();
 
     // --- Checks ---------------------------------------------------------------------------------------
     const std::string setting = fmt::format("{} DB-MLP blocks (LN scale+shift, zeroth biases unrestricted), d = {}, n = {}, Adam lr {}, "
                                             "batch {}, {} steps. {} {}",
-                                            blocks, d, n, lr, batch, steps, nn::kFashionMnistNote, data.description);
+                                            blocks, d, n, lr, batch, steps, nn::kFashionMnistNote, records[0].str("data"));
     for_all(a, {.id = "flat_area_majority",
                 .claim = "Section 6 (Figure 4)",
                 .statement = fmt::format("in each of the four shifted networks, most layers (more than half) end training with ≥ {:.0f}% of "
