@@ -147,6 +147,9 @@ int main(int argc, char** argv) {
     const long every = std::max<long>(1, steps / (checkpoints - 1));
 
     // --- Run: each model a work item: train, measuring tr(H) and every bound on the fixed samples at each checkpoint
+    // A missing dataset or too few images is bad input before the first item (and before --resume
+    // makes .sweep/); the items then share this process's copy.
+    nn::shared_fashion_mnist("train", train_n, pool);
     const std::vector<Record> records = a.sweep({
         .label = "training runs", .count = 2,
         .key = [&](std::size_t m) { return "model=" + models[m].name; },

@@ -105,6 +105,10 @@ int main(int argc, char** argv) {
     if (batch > train_n) throw InputError(fmt::format("batch size {} must be in [1, {}] (the training set's size)", batch, train_n));  // before any item
     // --- Run: every (seed, variant) a work item, vanilla (0) and modified (1) --------------------------
     const Grid grid{{static_cast<std::size_t>(seeds), 2}};
+    // A missing dataset or too few images is bad input before the first item (and before --resume
+    // makes .sweep/); the items then share this process's copy.
+    nn::shared_fashion_mnist("train", train_n, pool);
+    nn::shared_fashion_mnist("test", test_n, pool);
     const std::vector<Record> records = a.sweep({
         .label = "runs", .count = grid.count(),
         .key = [&](std::size_t i) { const auto g = grid.coords(i); return fmt::format("seed={},variant={}", g[0], g[1] == 1 ? "modified" : "vanilla"); },

@@ -123,6 +123,9 @@ int main(int argc, char** argv) {
     const Case cases[2] = {{"usual", d, n}, {"wide", wide_d, wide_n}};
     const long every = std::max<long>(1, steps / (checkpoints - 1));
     // --- Run: each MLP a work item: train, reading every layer's K Kᵀ at the checkpoints (§8.4) and tr(K Kᵀ), tr(M) (§8.1)
+    // A missing dataset or too few images is bad input before the first item (and before --resume
+    // makes .sweep/); the items then share this process's copy.
+    nn::shared_fashion_mnist("train", train_n, pool);
     const std::vector<Record> records = a.sweep({
         .label = "training runs", .count = 2,
         .key = [&](std::size_t ci) { return "case=" + cases[ci].name; },

@@ -149,6 +149,10 @@ int main(int argc, char** argv) {
     // Every (w, p) a work item; the data are loaded inside the items (once per process).
     const int hidden = 4;
     const Grid grid{{wds.size(), ps.size()}};
+    // A missing dataset or too few images is bad input before the first item (and before --resume
+    // makes .sweep/); the items then share this process's copy.
+    nn::shared_fashion_mnist("train", train_n, pool);
+    nn::shared_fashion_mnist("test", 2000, pool);
     const std::vector<Record> records = a.sweep({
         .label = "runs", .count = grid.count(),
         .key = [&](std::size_t i) { const auto g = grid.coords(i); return fmt::format("w={},p={}", wds[g[0]], ps[g[1]]); },

@@ -87,6 +87,9 @@ int main(int argc, char** argv) {
     if (batch > train_n) throw InputError(fmt::format("batch size {} must be in [1, {}] (the training set's size)", batch, train_n));  // before any item
     const double signs[4][2] = {{+1, +1}, {+1, -1}, {-1, +1}, {-1, -1}};
     // --- Run: one DB-MLP per shift a work item, the flat-area fraction on the training batches ---------
+    // A missing dataset or too few images is bad input before the first item (and before --resume
+    // makes .sweep/); the items then share this process's copy.
+    nn::shared_fashion_mnist("train", train_n, pool);
     const std::vector<Record> records = a.sweep({
         .label = "networks", .count = 4,
         .key = [&](std::size_t k) { return fmt::format("dx={:+},dy={:+}", signs[k][0] * shift, signs[k][1] * shift); },

@@ -114,7 +114,7 @@ TEST_CASE("The lowest-index failure comes out, with its kind", "[sweep]") {
   }
 }
 
-TEST_CASE("--resume reuses checkpoints, redoes damaged ones and refuses other parameters", "[sweep]") {
+TEST_CASE("Resuming reuses checkpoints, redoes damaged ones and refuses other parameters", "[sweep]") {
   test_support::TempDir tmp("sweep-resume");
   const std::size_t n = 40;
   const Sweep s = toy_sweep(n, 9);
@@ -183,7 +183,7 @@ TEST_CASE("A rank's GPU is its local rank modulo the node's GPUs", "[sweep][devi
   CHECK(device_for_local_rank(5, 8) == 5);
 }
 
-TEST_CASE("--list-items prints one JSON line per item", "[sweep]") {
+TEST_CASE("Listing items prints one JSON line per item", "[sweep]") {
   const std::string text = list_items(toy_sweep(3, 1));
   CHECK(text == "{\"cost\":0.0,\"index\":0,\"key\":\"i=0\"}\n{\"cost\":1.0,\"index\":1,\"key\":\"i=1\"}\n{\"cost\":2.0,\"index\":2,\"key\":\"i=2\"}\n");
 }
