@@ -21,6 +21,7 @@
 
 #include <sparseact/app/analysis.hpp>
 #include <sparseact/app/checks.hpp>
+#include <sparseact/app/sweep.hpp>
 #include <sparseact/core/errors.hpp>
 #include <sparseact/core/rng.hpp>
 #include <sparseact/core/stats.hpp>
@@ -92,13 +93,27 @@ void add_figures(Analysis& a, const Table& grid, const std::vector<double>& ks, 
   a.add_figure(std::move(fb));
 }
 
+/// A trial as a sweep record and back.
+Record trial_record(const BucketTrial& t) {
+  return Record().set("sigma_min", t.sigma_min).set("bound", t.bound).set("diam_sampled", t.diam_sampled).set("diam_exact", t.diam_exact)
+      .set("exact_minus_sampled", t.exact_minus_sampled).set("buckets", double(t.buckets)).set("singletons", double(t.singletons))
+      .set("log_arrangement", t.log_arrangement).set("acceptance", t.acceptance).set("sampling_method", t.sampling_method)
+      .set("fingerprint_collisions", double(t.fingerprint_collisions));
+}
+BucketTrial trial_of(const Record& r) {
+  return {.sigma_min = r.num("sigma_min"), .bound = r.num("bound"), .diam_sampled = r.num("diam_sampled"), .diam_exact = r.num("diam_exact"),
+          .exact_minus_sampled = r.num("exact_minus_sampled"), .buckets = long(r.num("buckets")), .singletons = long(r.num("singletons")),
+          .log_arrangement = r.num("log_arrangement"), .acceptance = r.num("acceptance"), .sampling_method = r.str("sampling_method"),
+          .fingerprint_collisions = std::size_t(r.num("fingerprint_collisions"))};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   Analysis analysis({.name = "lsh_buckets",
                      .paper = "000",
                      .claims = {"Lemma 4.2"},
-                     .description = "Bucket diameters and bucket counts of a Euclidean LSH on a k-subspace (paper 000 Lemma 4.2)",
+                     .description = "Bucket diameters and bucket counts of a Euclidean LSH on a k-subspace (paper 000 Lemma 4.2); work items at --scale paper: 540, one per ((d, k, ε, C), trial)",
                      .default_scale = Scale::paper,
                      .gpu_path = true});  // the points are hashed on --device (lsh::hash, cuda/lsh_hash)
 
@@ -140,11 +155,21 @@ int main(int argc, char** argv) {
     std::vector<double> fit_x, fit_y, sig_k;  // k·log(2√d/ε) and mean log buckets; σ_min/√k of every trial
     std::vector<Point> prob_points;
     json points = json::array();
-    auto progress = a.progress("grid", grid.size() * static_cast<std::size_t>(trials));
+    // Work items: (grid point, trial), trial t of point g from stream_id(stream_id(0x4c534842, g), t).
+    const Grid items{{grid.size(), static_cast<std::size_t>(trials)}};
+    const std::vector<Record> records = a.sweep({
+        .label = "trials", .count = items.count(),
+        .key = [&](std::size_t i) { const auto& g = grid[items.coords(i)[0]]; return fmt::format("d={},k={},eps={},C={},trial={}", g.d, g.k, g.eps, g.C, items.coords(i)[1]); },
+        .cost = [&](std::size_t i) { const auto& g = grid[items.coords(i)[0]]; return double(samples) * g.d * g.C * g.k * (g.k <= 3 ? 4.0 : 1.0); },
+        .item = [&](std::size_t i) {
+          const auto c = items.coords(i);
+          return trial_record(bucket_grid_trial(grid[c[0]], int(c[1]), samples, a.common.seed, stream_id(0x4c534842, c[0]), a.common.device));
+        }});
     for (std::size_t g = 0; g < grid.size(); ++g) {
       const BucketGridPoint& cf = grid[g];
-      const BucketPointSummary s = bucket_grid_point(cf, trials, samples, a.common.seed, stream_id(0x4c534842, g), a.common.device,
-                                                     [&] { progress->advance(); });
+      std::vector<BucketTrial> draws;
+      for (int t = 0; t < trials; ++t) draws.push_back(trial_of(records[items.index({g, std::size_t(t)})]));
+      const BucketPointSummary s = summarize_grid_point(cf, std::move(draws), samples);
       worst_ratio = std::max(worst_ratio, s.worst_bound_ratio);
       worst_gap = std::min(worst_gap, s.worst_exact_minus_sampled);
       worst_count = std::max(worst_count, s.worst_count_excess);

@@ -19,18 +19,22 @@ double sigma_min_bound_90(Eigen::Index K, Eigen::Index k) {
   return std::sqrt(double(K)) - std::sqrt(double(k)) - t90;
 }
 
-BucketPointSummary bucket_grid_point(const BucketGridPoint& at, int trials, Eigen::Index samples, std::uint64_t seed,
-                                     std::uint64_t stream, Device device, const std::function<void()>& trial_done) {
-  if (trials < 1 || samples < 1) throw std::invalid_argument("bucket_grid_point: needs at least one trial and one sample");
+BucketTrial bucket_grid_trial(const BucketGridPoint& at, int t, Eigen::Index samples, std::uint64_t seed, std::uint64_t stream,
+                              Device device) {
+  return bucket_trial(at.d, at.k, at.C * at.k, at.eps, samples, seed, stream_id(stream, static_cast<std::uint64_t>(t)), device);
+}
+
+BucketPointSummary summarize_grid_point(const BucketGridPoint& at, std::vector<BucketTrial> trials, Eigen::Index samples) {
+  if (trials.empty() || samples < 1) throw std::invalid_argument("summarize_grid_point: needs at least one trial and one sample");
   const int K = at.C * at.k;
   const bool exact = at.k <= 3;  // bucket polytopes are implemented for k ≤ 3
+  const double n = static_cast<double>(trials.size());
   BucketPointSummary s;
   s.c = diameter_constant(at.C);
   s.eps_over_c = at.eps / s.c;
   const double eq3 = sigma_min_bound_90(K, at.k);
   std::vector<double> diams, sigs;
-  for (int t = 0; t < trials; ++t) {
-    const BucketTrial tr = bucket_trial(at.d, at.k, K, at.eps, samples, seed, stream_id(stream, static_cast<std::uint64_t>(t)), device);
+  for (const BucketTrial& tr : trials) {
     const double diam = exact ? tr.diam_exact : tr.diam_sampled;
     s.small += diam <= s.eps_over_c;
     s.max_diameter = std::max(s.max_diameter, diam);
@@ -41,12 +45,11 @@ BucketPointSummary bucket_grid_point(const BucketGridPoint& at, int trials, Eige
     s.worst_count_excess = std::max(s.worst_count_excess, std::log(double(tr.buckets)) - tr.log_arrangement);
     s.eq3_hits += tr.sigma_min >= eq3;
     s.fingerprint_collisions += tr.fingerprint_collisions;
-    s.log_buckets_mean += std::log(double(tr.buckets)) / trials;
-    s.buckets_mean += double(tr.buckets) / trials;
-    s.singleton_fraction += double(tr.singletons) / double(samples) / trials;
-    s.trials.push_back(tr);
-    if (trial_done) trial_done();
+    s.log_buckets_mean += std::log(double(tr.buckets)) / n;
+    s.buckets_mean += double(tr.buckets) / n;
+    s.singleton_fraction += double(tr.singletons) / double(samples) / n;
   }
+  s.trials = std::move(trials);
   std::sort(diams.begin(), diams.end());
   std::sort(sigs.begin(), sigs.end());
   s.median_diameter = diams[diams.size() / 2];
@@ -54,6 +57,17 @@ BucketPointSummary bucket_grid_point(const BucketGridPoint& at, int trials, Eige
   const double scale = 2 * std::sqrt(double(at.d)) / at.eps;
   s.beta_point = s.log_buckets_mean / (at.k * std::log(scale));
   return s;
+}
+
+BucketPointSummary bucket_grid_point(const BucketGridPoint& at, int trials, Eigen::Index samples, std::uint64_t seed,
+                                     std::uint64_t stream, Device device, const std::function<void()>& trial_done) {
+  if (trials < 1 || samples < 1) throw std::invalid_argument("bucket_grid_point: needs at least one trial and one sample");
+  std::vector<BucketTrial> all;
+  for (int t = 0; t < trials; ++t) {
+    all.push_back(bucket_grid_trial(at, t, samples, seed, stream, device));
+    if (trial_done) trial_done();
+  }
+  return summarize_grid_point(at, std::move(all), samples);
 }
 
 BucketExponent bucket_count_exponent(const std::vector<double>& x, const std::vector<double>& log_buckets) {

@@ -57,6 +57,13 @@ struct BucketPointSummary {
   std::size_t fingerprint_collisions = 0;
 };
 
+/// Trial t of `at`: bucket_trial with K = C·k from stream_id(stream, t), hashed on `device` (a sweep's
+/// work item: lsh_buckets runs them on many ranks).
+BucketTrial bucket_grid_trial(const BucketGridPoint& at, int t, Eigen::Index samples, std::uint64_t seed, std::uint64_t stream,
+                              Device device = Device::cpu);
+/// The grid point's summary from its trials, read in trial order.
+BucketPointSummary summarize_grid_point(const BucketGridPoint& at, std::vector<BucketTrial> trials, Eigen::Index samples);
+
 /// `trials` trials of `at`, trial t from stream_id(stream, t), hashed on `device`; `trial_done` (optional)
 /// is called after each. Deterministic for (seed, stream), any thread count.
 BucketPointSummary bucket_grid_point(const BucketGridPoint& at, int trials, Eigen::Index samples, std::uint64_t seed,
