@@ -19,6 +19,7 @@
 
 #include <sparseact/app/analysis.hpp>
 #include <sparseact/app/checks.hpp>
+#include <sparseact/app/sweep.hpp>
 #include <sparseact/core/errors.hpp>
 #include <sparseact/lsh/lower_bound.hpp>
 #include <sparseact/lsh/lower_bound_survey.hpp>
@@ -55,6 +56,40 @@ void add_tables(Analysis& a, const BumpFamily& F, const Members& M, const Lipsch
 }
 
 /// Two members along the diagonal (k = 1), or member 0 by value on a window of P (k = 2, 3).
+std::vector<double> to_std(const Eigen::VectorXd& v) { return {v.data(), v.data() + v.size()}; }
+
+Record lipschitz_record(const LipschitzItem& it) {
+  return Record().set("max_ratio", it.ratios.max_ratio).set("min_distance", it.ratios.min_distance).set("pairs", double(it.ratios.pairs))
+      .set("max_overlap", double(it.max_overlap)).set("max_gradient", it.max_gradient).set("min_radial_ratio", it.min_radial_ratio);
+}
+LipschitzItem lipschitz_of(const Record& r) {
+  return {.ratios = {r.num("max_ratio"), r.num("min_distance"), Eigen::Index(r.num("pairs"))}, .max_overlap = int(r.num("max_overlap")),
+          .max_gradient = r.num("max_gradient"), .min_radial_ratio = r.num("min_radial_ratio")};
+}
+
+/// Property (2)'s curves as one record ("c0_eps", "c0_centres", …) and back.
+Record curves_record(const std::vector<FamilySizeCurve>& curves) {
+  Record r;
+  r.set("count", double(curves.size()));
+  for (std::size_t i = 0; i < curves.size(); ++i) {
+    const FamilySizeCurve& c = curves[i];
+    const std::string p = fmt::format("c{}_", i);
+    r.set(p + "k", double(c.k)).set(p + "slope", c.slope).set(p + "eps", c.eps).set(p + "x", c.x).set(p + "centres", c.centres)
+        .set(p + "lower_bound", c.lower_bound).set(p + "C", c.C).set(p + "lsh_table", c.lsh_table).set(p + "width_bound", c.width_bound);
+  }
+  return r;
+}
+std::vector<FamilySizeCurve> curves_of(const Record& r) {
+  std::vector<FamilySizeCurve> curves(static_cast<std::size_t>(r.num("count")));
+  for (std::size_t i = 0; i < curves.size(); ++i) {
+    const std::string p = fmt::format("c{}_", i);
+    curves[i] = {.k = int(r.num(p + "k")), .eps = r.arr(p + "eps"), .x = r.arr(p + "x"), .centres = r.arr(p + "centres"),
+                 .lower_bound = r.arr(p + "lower_bound"), .C = r.arr(p + "C"), .lsh_table = r.arr(p + "lsh_table"),
+                 .width_bound = r.arr(p + "width_bound"), .slope = r.num(p + "slope")};
+  }
+  return curves;
+}
+
 plot::Figure member_figure(const BumpFamily& F, const Members& M) {
   const Eigen::Index d = F.d, k = F.k, V = F.size();
   const double sqd = std::sqrt(double(d)), eps = F.eps, L = F.L, s = F.side;
@@ -145,7 +180,7 @@ int main(int argc, char** argv) {
   Analysis analysis({.name = "lsh_lower_bound",
                      .paper = "000",
                      .claims = {"Theorem 4.3"},
-                     .description = "The dense lower bound's hard family of L-Lipschitz functions (paper 000 Theorem 4.3, App. A.2)",
+                     .description = "The dense lower bound's hard family of L-Lipschitz functions (paper 000 Theorem 4.3, App. A.2); work items at --scale paper: 87 (17 members × 4 pair kinds, the 17 members at the centres, the family-size sweep, an LSH on the slice)",
                      .default_scale = Scale::paper});
   auto& app = analysis.app();
 
@@ -174,22 +209,40 @@ int main(int argc, char** argv) {
       throw InputError(fmt::format("--eps {}: only {} cube(s) of side 2ε/L fit in the slice; need √d L/ε well above 2k = {}", eps, V, 2 * k));
 
     // --- Run: properties (1)–(3), the family's size, an actual LSH on the slice ---------------------
-    const Members M = test_members(F, members, seed);
+    const Members M = test_members(F, members, seed);  // cheap: every process draws them itself
     const int m_count = static_cast<int>(M.sigma.size());
-    auto progress = a.progress("members", static_cast<std::size_t>(m_count));
-    const LipschitzSurvey lip = lipschitz_survey(F, M.sigma, pairs, seed, [&] { progress->advance(); });
-    progress->finish();
-    const SeparationSurvey sep = separation_survey(F, M.sigma);
+    const Eigen::Index lsh_D = 2 * k, lsh_N = std::min<Eigen::Index>(200000, 20 * V);
+    // Work items: (member, pair kind) of property (1), each member at the centres for property (3),
+    // the family-size sweep of property (2), and an actual LSH on the slice.
+    const std::size_t n_lip = 4 * std::size_t(m_count), n_cen = std::size_t(m_count), i_size = n_lip + n_cen, i_lsh = i_size + 1;
+    const std::vector<Record> records = a.sweep({
+        .label = "items", .count = i_lsh + 1,
+        .key = [&](std::size_t i) {
+          return i < n_lip ? fmt::format("member={},kind={}", i / 4, to_string(PairKind(i % 4)))
+                 : i < i_size ? fmt::format("centres,member={}", i - n_lip) : i == i_size ? std::string("family_size") : std::string("slice_lsh");
+        },
+        .cost = [&](std::size_t i) { return i < n_lip ? double(pairs) * d * 8 : i < i_size ? double(V) * d : i == i_size ? 1e8 : double(lsh_N) * d * lsh_D; },
+        .item = [&](std::size_t i) {
+          if (i < n_lip) return lipschitz_record(lipschitz_item(F, M.sigma[i / 4], int(i / 4), PairKind(i % 4), pairs, seed));
+          if (i < i_size) return Record().set("f", to_std(evaluate(F, M.sigma[i - n_lip], F.centres)));
+          if (i == i_size) return curves_record(family_size_sweep(d, eps, L, bits));
+          return Record().set("buckets", double(slice_buckets(F, lsh_D, lsh_N, seed)));
+        }});
+    std::vector<LipschitzItem> lip_items;
+    for (std::size_t i = 0; i < n_lip; ++i) lip_items.push_back(lipschitz_of(records[i]));
+    const LipschitzSurvey lip = combine_lipschitz(lip_items);
+    Eigen::MatrixXd at_centres(V, m_count);
+    for (int m = 0; m < m_count; ++m) at_centres.col(m) = Eigen::Map<const Eigen::VectorXd>(records[n_lip + m].arr("f").data(), V);
+    const SeparationSurvey sep = separation_survey(F, M.sigma, std::move(at_centres));
     const double spacing = min_centre_spacing(F);
-    const std::vector<FamilySizeCurve> curves = family_size_sweep(d, eps, L, bits);
+    const std::vector<FamilySizeCurve> curves = curves_of(records[i_size]);
+    const Eigen::Index buckets = static_cast<Eigen::Index>(records[i_lsh].num("buckets"));
     json slopes = json::object();
     for (const auto& c : curves) slopes[fmt::format("k{}", c.k)] = c.slope;
     const double count_lb = centre_count_lower_bound(d, k, eps, L);
     const double C = proof_constant(d, k, eps, L, double(V)), C_inf = asymptotic_proof_constant(k);
     const double t_min = width_lower_bound(double(V), bits), table = lsh_table_size(d, k, eps, L);
     const double samples_lb = sample_lower_bound(d, k, eps, L, C);
-    const Eigen::Index lsh_D = 2 * k, lsh_N = std::min<Eigen::Index>(200000, 20 * V);
-    const Eigen::Index buckets = slice_buckets(F, lsh_D, lsh_N, seed);
 
     // --- Checks ----------------------------------------------------------------------------------
     const std::string setting = fmt::format("d = {}, k = {}, ε = {}, L = {}: |V| = {} centres, cube side 2ε/L = {:.4g}", d, k, eps, L, V, F.side);

@@ -82,41 +82,61 @@ void lipschitz_pairs(const BumpFamily& F, PairKind kind, int member, Eigen::Inde
   }
 }
 
-LipschitzSurvey lipschitz_survey(const BumpFamily& F, const std::vector<Eigen::VectorXd>& sigma, Eigen::Index pairs,
-                                 std::uint64_t seed, const std::function<void()>& done) {
-  LipschitzSurvey S;
+LipschitzItem lipschitz_item(const BumpFamily& F, const Eigen::VectorXd& sigma, int member, PairKind kind, Eigen::Index pairs,
+                             std::uint64_t seed) {
+  LipschitzItem item;
   Eigen::MatrixXd X1, X2;
-  for (int m = 0; m < static_cast<int>(sigma.size()); ++m) {
-    const Eigen::VectorXd& sg = sigma[static_cast<std::size_t>(m)];
-    for (PairKind kind : {PairKind::uniform, PairKind::local, PairKind::off_slice, PairKind::radial}) {
-      lipschitz_pairs(F, kind, m, pairs, seed, X1, X2);
-      if (kind != PairKind::radial) {
-        S.max_overlap = std::max({S.max_overlap, max_overlap(F, X1), max_overlap(F, X2)});
-        S.max_gradient = std::max(S.max_gradient, gradient(F, sg, X1).colwise().norm().maxCoeff());
-      }
-      const RatioStats r = lipschitz_ratios(F, sg, X1, X2);
-      S.rows.push_back({m, kind, r});
-      S.max_ratio = std::max(S.max_ratio, r.max_ratio);
-      if (kind == PairKind::radial) {
-        // Every radial pair lies on one ray of one bump, where f_σ is affine with slope ±L.
-        const Eigen::VectorXd f1 = evaluate(F, sg, X1), f2 = evaluate(F, sg, X2);
-        for (Eigen::Index p = 0; p < pairs; ++p)
-          S.min_radial_ratio = std::min(S.min_radial_ratio, std::abs(f1(p) - f2(p)) / (X1.col(p) - X2.col(p)).norm());
-      }
-    }
-    if (done) done();
+  lipschitz_pairs(F, kind, member, pairs, seed, X1, X2);
+  if (kind != PairKind::radial) {
+    item.max_overlap = std::max(max_overlap(F, X1), max_overlap(F, X2));
+    item.max_gradient = gradient(F, sigma, X1).colwise().norm().maxCoeff();
+  }
+  item.ratios = lipschitz_ratios(F, sigma, X1, X2);
+  if (kind == PairKind::radial) {
+    // Every radial pair lies on one ray of one bump, where f_σ is affine with slope ±L.
+    const Eigen::VectorXd f1 = evaluate(F, sigma, X1), f2 = evaluate(F, sigma, X2);
+    for (Eigen::Index p = 0; p < pairs; ++p)
+      item.min_radial_ratio = std::min(item.min_radial_ratio, std::abs(f1(p) - f2(p)) / (X1.col(p) - X2.col(p)).norm());
+  }
+  return item;
+}
+
+LipschitzSurvey combine_lipschitz(const std::vector<LipschitzItem>& items) {
+  LipschitzSurvey S;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const LipschitzItem& it = items[i];
+    S.rows.push_back({static_cast<int>(i / 4), static_cast<PairKind>(i % 4), it.ratios});
+    S.max_overlap = std::max(S.max_overlap, it.max_overlap);
+    S.max_gradient = std::max(S.max_gradient, it.max_gradient);
+    S.max_ratio = std::max(S.max_ratio, it.ratios.max_ratio);
+    S.min_radial_ratio = std::min(S.min_radial_ratio, it.min_radial_ratio);
   }
   return S;
 }
 
+LipschitzSurvey lipschitz_survey(const BumpFamily& F, const std::vector<Eigen::VectorXd>& sigma, Eigen::Index pairs,
+                                 std::uint64_t seed, const std::function<void()>& done) {
+  std::vector<LipschitzItem> items;
+  for (int m = 0; m < static_cast<int>(sigma.size()); ++m) {
+    for (PairKind kind : {PairKind::uniform, PairKind::local, PairKind::off_slice, PairKind::radial})
+      items.push_back(lipschitz_item(F, sigma[static_cast<std::size_t>(m)], m, kind, pairs, seed));
+    if (done) done();
+  }
+  return combine_lipschitz(items);
+}
+
 SeparationSurvey separation_survey(const BumpFamily& F, const std::vector<Eigen::VectorXd>& sigma) {
+  Eigen::MatrixXd at_centres(F.size(), static_cast<Eigen::Index>(sigma.size()));
+  for (std::size_t m = 0; m < sigma.size(); ++m) at_centres.col(static_cast<Eigen::Index>(m)) = evaluate(F, sigma[m], F.centres);
+  return separation_survey(F, sigma, std::move(at_centres));
+}
+
+SeparationSurvey separation_survey(const BumpFamily& F, const std::vector<Eigen::VectorXd>& sigma, Eigen::MatrixXd at_centres) {
   const int M = static_cast<int>(sigma.size());
   SeparationSurvey S;
-  S.at_centres.resize(F.size(), M);
-  for (int m = 0; m < M; ++m) {
-    S.at_centres.col(m) = evaluate(F, sigma[std::size_t(m)], F.centres);
+  S.at_centres = std::move(at_centres);
+  for (int m = 0; m < M; ++m)
     S.centre_error = std::max(S.centre_error, (S.at_centres.col(m) - F.eps * sigma[std::size_t(m)]).cwiseAbs().maxCoeff());
-  }
   for (int m1 = 0; m1 < M; ++m1)
     for (int m2 = m1 + 1; m2 < M; ++m2) {
       const Eigen::Index differ = (sigma[std::size_t(m1)].array() != sigma[std::size_t(m2)].array()).count();

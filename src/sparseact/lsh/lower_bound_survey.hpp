@@ -50,6 +50,19 @@ struct LipschitzSurvey {
   double max_gradient = 0;  ///< max ‖∇f_σ‖ at the non-radial first points: ≤ L
   int max_overlap = 0;      ///< most supports containing one non-radial sampled point: ≤ 1
 };
+/// One (member, pair kind) of the survey: the work item of lsh_lower_bound's sweep. Radial pairs give
+/// min_radial_ratio (else +∞); the others max_overlap and max_gradient (else 0).
+struct LipschitzItem {
+  RatioStats ratios;
+  int max_overlap = 0;
+  double max_gradient = 0;
+  double min_radial_ratio = std::numeric_limits<double>::infinity();
+};
+LipschitzItem lipschitz_item(const BumpFamily& F, const Eigen::VectorXd& sigma, int member, PairKind kind, Eigen::Index pairs,
+                             std::uint64_t seed);
+/// The survey from its items, member-major with the four kinds in order (as lipschitz_survey runs them).
+LipschitzSurvey combine_lipschitz(const std::vector<LipschitzItem>& items);
+
 /// `done` (optional) is called after each member.
 LipschitzSurvey lipschitz_survey(const BumpFamily& F, const std::vector<Eigen::VectorXd>& sigma, Eigen::Index pairs,
                                  std::uint64_t seed, const std::function<void()>& done = {});
@@ -68,6 +81,9 @@ struct SeparationSurvey {
   double min_sup_distance = std::numeric_limits<double>::infinity();  ///< ≥ 2ε
 };
 SeparationSurvey separation_survey(const BumpFamily& F, const std::vector<Eigen::VectorXd>& sigma);
+/// The same from the members' values at the centres (|V| × members), computed elsewhere (one member
+/// per work item: evaluate(F, σ_m, F.centres)).
+SeparationSurvey separation_survey(const BumpFamily& F, const std::vector<Eigen::VectorXd>& sigma, Eigen::MatrixXd at_centres);
 
 /// Property (2) for one subspace dimension k: |V| counted for ε/f, f ∈ {0.25, 0.35, 0.5, 0.71, 1, 1.41, 2}
 /// (grids above 4·10⁶ cells skipped), with the volume bound, C, Theorem 4.1's table and the width bound.
