@@ -11,15 +11,20 @@
 // top layer), timed the same way (eq. (1)). The experiment is lsh/theorem41's.
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <memory>
+#include <mutex>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include <sparseact/app/analysis.hpp>
 #include <sparseact/app/checks.hpp>
+#include <sparseact/app/sweep.hpp>
 #include <sparseact/core/errors.hpp>
 #include <sparseact/core/rng.hpp>
 #include <sparseact/core/stats.hpp>
+#include <sparseact/lsh/lsh_learner.hpp>
 #include <sparseact/lsh/targets.hpp>
 #include <sparseact/lsh/theorem41.hpp>
 
@@ -47,6 +52,56 @@ void add_run_rows(Table& table, std::size_t ti, const SubspaceLearning& s) {
     table.add_row({double(ti), double(s.d), double(s.k), u.eps, s.L, double(s.K), u.eps_lsh, s.sigma_min, u.factor, double(u.samples),
                    double(u.buckets), u.table_order, u.sup_error, u.mse, u.probed_share, u.coarse_share, u.exhaustive_share,
                    u.seconds_per_point});
+}
+
+std::unique_ptr<Target> make_target(const std::string& name, int d, int d_lowdim, int k_target, int degree, std::uint64_t seed,
+                                    std::uint64_t stream) {
+  if (name == "polynomial") return std::make_unique<RandomPolynomial>(d, degree, 1.0, seed, stream);
+  if (name == "hypercube") return std::make_unique<HypercubeFunction>(d, seed, stream);
+  return std::make_unique<LowDimTarget>(d_lowdim, k_target, degree, 1.0, seed, stream);
+}
+
+/// A learner run as a sweep record ("skipped" above --max-samples) and back.
+Record run_record(const std::optional<LearnerRun>& u) {
+  if (!u) return Record().set("skipped", 1.0);
+  return Record().set("eps", u->eps).set("eps_lsh", u->eps_lsh).set("factor", u->factor).set("samples", double(u->samples))
+      .set("buckets", double(u->buckets)).set("table_order", u->table_order).set("sup_error", u->sup_error).set("mse", u->mse)
+      .set("probed_share", u->probed_share).set("coarse_share", u->coarse_share).set("exhaustive_share", u->exhaustive_share)
+      .set("seconds_per_point", u->seconds_per_point);
+}
+LearnerRun run_of(const Record& r) {
+  return {.eps = r.num("eps"), .eps_lsh = r.num("eps_lsh"), .factor = r.num("factor"), .samples = Eigen::Index(r.num("samples")),
+          .buckets = Eigen::Index(r.num("buckets")), .table_order = r.num("table_order"), .sup_error = r.num("sup_error"), .mse = r.num("mse"),
+          .probed_share = r.num("probed_share"), .coarse_share = r.num("coarse_share"), .exhaustive_share = r.num("exhaustive_share"),
+          .seconds_per_point = r.num("seconds_per_point")};
+}
+
+/// One (target, k) as learn_on_subspace returns it, from its items in index order.
+SubspaceLearning learning_of(const std::vector<Record>& records, const Grid& grid, std::size_t ti, std::size_t ki, Eigen::Index k,
+                             const std::vector<double>& epss, const std::vector<double>& factors) {
+  SubspaceLearning s;
+  const Record& first = records[grid.index({ti, ki, 0, 0})];
+  s.d = Eigen::Index(first.num("d")), s.k = k, s.K = Eigen::Index(first.num("K")), s.L = first.num("L"), s.sigma_min = first.num("sigma_min");
+  s.count_points = Eigen::Index(first.num("count_points"));
+  for (std::size_t ei = 0; ei < epss.size(); ++ei) {
+    for (std::size_t fi = 0; fi < factors.size(); ++fi) {
+      const Record& r = records[grid.index({ti, ki, ei, fi})];
+      if (r.has("skipped")) ++s.skipped;
+      else s.runs.push_back(run_of(r));
+    }
+    s.inv_eps.push_back(1 / epss[ei]);
+    s.buckets.push_back(records[grid.index({ti, ki, ei, 0})].num("table_count"));
+  }
+  return s;
+}
+
+Record comparison_record(const EqualErrorComparison& c) {
+  return Record().set("eps", c.eps).set("K", double(c.K)).set("dense_width", double(c.dense_width)).set("lsh_mse", c.lsh_mse)
+      .set("lsh_flops", c.lsh_flops).set("dense_mse", c.dense_mse).set("dense_flops", c.dense_flops).set("reached", c.reached ? 1.0 : 0.0);
+}
+EqualErrorComparison comparison_of(const Record& r) {
+  return {.eps = r.num("eps"), .K = Eigen::Index(r.num("K")), .dense_width = Eigen::Index(r.num("dense_width")), .lsh_mse = r.num("lsh_mse"),
+          .lsh_flops = r.num("lsh_flops"), .dense_mse = r.num("dense_mse"), .dense_flops = r.num("dense_flops"), .reached = r.num("reached") != 0};
 }
 
 /// Time exponent of a log–log fit; a clock reading of 0 (none expected) leaves it undefined.
@@ -84,7 +139,7 @@ int main(int argc, char** argv) {
   Analysis analysis({.name = "lsh_learn",
                      .paper = "000",
                      .claims = {"Theorem 4.1", "Lemma 4.2", "eq. (1)"},
-                     .description = "The LSH learner of paper 000 Theorem 4.1: sup-norm error, table size and forward-pass time",
+                     .description = "The LSH learner of paper 000 Theorem 4.1: sup-norm error, table size and forward-pass time; work items at --scale paper: 75 (72 learners, one per (target, k, ε, factor), and eq. (1)'s comparison per ε)",
                      .default_scale = Scale::paper});
   auto& app = analysis.app();
 
@@ -130,17 +185,50 @@ int main(int argc, char** argv) {
     double worst_slope_excess = -INFINITY;
     std::vector<Point> growth;
     std::vector<plot::Series> sup_series, bucket_series;
-    auto progress = a.progress("configurations", targets.size() * ks.size() * epss.size());
+    // Work items: every (target, k, ε, factor) learner — the factor-0 item also counts the table at ε — then
+    // eq. (1)'s comparison per ε. What the runs of one (target, k) share is rebuilt once per process.
+    const Grid grid{{targets.size(), ks.size(), epss.size(), factors.size()}};
+    const std::size_t n_runs = grid.count();
+    std::mutex cache_mutex;
+    std::map<std::pair<std::size_t, std::size_t>, std::pair<std::unique_ptr<Target>, SubspaceContext>> cache;
+    const auto context = [&](std::size_t ti, std::size_t ki) -> const std::pair<std::unique_ptr<Target>, SubspaceContext>& {
+      std::lock_guard lock(cache_mutex);
+      auto& slot = cache[{ti, ki}];
+      if (!slot.first) {
+        std::unique_ptr<Target> f = make_target(targets[ti], d, d_lowdim, k_target, degree, seed, stream_id(10, ti));
+        slot.second = subspace_context(*f, Eigen::Index(ks[ki]), epss.back(), setup, seed, stream_id(stream_id(20, ti), ki));
+        slot.first = std::move(f);
+      }
+      return slot;
+    };
+    const std::vector<Record> records = a.sweep({
+        .label = "learners", .count = n_runs + epss.size(),
+        .key = [&](std::size_t i) {
+          if (i >= n_runs) return fmt::format("eq1,eps={}", epss[i - n_runs]);
+          const auto g = grid.coords(i);
+          return fmt::format("target={},k={},eps={},factor={}", targets[g[0]], ks[g[1]], epss[g[2]], factors[g[3]]);
+        },
+        .cost = [&](std::size_t i) {
+          if (i >= n_runs) return 8000.0 * 512 * 64;
+          const auto g = grid.coords(i);
+          return factors[g[3]] * theorem41_samples(targets[g[0]] == "lowdim" ? d_lowdim : d, Eigen::Index(ks[g[1]]), 1.0, epss[g[2]]) * 64;
+        },
+        .item = [&](std::size_t i) {
+          if (i >= n_runs) return comparison_record(dense_at_equal_error(d, C, epss[i - n_runs], test_points, seed, i - n_runs, /*timed=*/false));
+          const auto g = grid.coords(i);
+          const auto& [f, c] = context(g[0], g[1]);
+          const auto stream = stream_id(stream_id(20, g[0]), g[1]);
+          Record r = run_record(learner_run(*f, c, epss[g[2]], g[2], factors[g[3]], g[3], setup, seed, stream));
+          if (g[3] == 0)
+            r.set("table_count", table_count(c, epss[g[2]])).set("d", double(c.d)).set("K", double(c.K)).set("L", c.L)
+                .set("sigma_min", c.sigma_min).set("count_points", double(c.Xcount.cols()));
+          return r;
+        }});
     for (std::size_t ti = 0; ti < targets.size(); ++ti) {
       const std::string& tname = targets[ti];
-      std::unique_ptr<Target> f;
-      if (tname == "polynomial") f = std::make_unique<RandomPolynomial>(d, degree, 1.0, seed, stream_id(10, ti));
-      else if (tname == "hypercube") f = std::make_unique<HypercubeFunction>(d, seed, stream_id(10, ti));
-      else f = std::make_unique<LowDimTarget>(d_lowdim, k_target, degree, 1.0, seed, stream_id(10, ti));
       for (std::size_t ki = 0; ki < ks.size(); ++ki) {
         const auto k = static_cast<Eigen::Index>(ks[ki]);
-        const SubspaceLearning s = learn_on_subspace(*f, k, epss, factors, setup, seed, stream_id(stream_id(20, ti), ki),
-                                                     [&] { progress->advance(); });
+        const SubspaceLearning s = learning_of(records, grid, ti, ki, k, epss, factors);
         add_run_rows(runs, ti, s);
         skipped += s.skipped;
         std::vector<double> sup_x, sup_y;
@@ -162,15 +250,18 @@ int main(int argc, char** argv) {
     }
     if (reached_configs == 0)
       throw InputError("--factors/--max-samples: no configuration reached the theorem's sample order N*; raise --max-samples or add a factor ≥ 1");
+    // Timing phase (rank 0 alone, after the sweep, nothing else running): eq. (1)'s forward passes timed
+    // here, the only numbers that differ between runs (data.timing_fields).
     Table dense_table{"dense_equal_mse", {"k", "eps", "lsh_mse", "lsh_seconds_per_point", "lsh_flops", "dense_width", "dense_mse",
                                           "dense_seconds_per_point", "dense_flops", "reached"}, {}};
     std::vector<EqualErrorComparison> eq1;
     for (std::size_t ei = 0; ei < epss.size(); ++ei) {
-      const EqualErrorComparison& c = eq1.emplace_back(dense_at_equal_error(d, C, epss[ei], test_points, seed, ei));
+      EqualErrorComparison& c = eq1.emplace_back(comparison_of(records[n_runs + ei]));
+      const EqualErrorComparison timed = dense_at_equal_error(d, C, epss[ei], test_points, seed, ei, /*timed=*/true);
+      c.lsh_seconds_per_point = timed.lsh_seconds_per_point, c.dense_seconds_per_point = timed.dense_seconds_per_point;
       dense_table.add_row({1.0, c.eps, c.lsh_mse, c.lsh_seconds_per_point, c.lsh_flops, double(c.dense_width), c.dense_mse,
                            c.dense_seconds_per_point, c.dense_flops, c.reached ? 1.0 : 0.0});
     }
-
     // --- Checks ----------------------------------------------------------------------------------
     at_most(a, {.id = "thm41_sup_error", .claim = "Theorem 4.1",
                 .statement = "with N ≥ N* = k (L√d/ε)^k log(L√d/ε) samples, the LSH learner's uniform error on Γ is ≤ ε: "
@@ -208,6 +299,17 @@ int main(int argc, char** argv) {
                                   {"lsh_time_exponent", time_exponent(eq1, false)}, {"dense_time_exponent", time_exponent(eq1, true)}}},
                    dense_growth, lsh_growth);
     }
+    // What differs between runs: forward-pass times (measured in the items for runs.csv, in the timing
+    // phase for eq. (1)). The MPI identity tests mask exactly these.
+    json timing = {"runs.csv:seconds_per_point", "dense_equal_mse.csv:lsh_seconds_per_point", "dense_equal_mse.csv:dense_seconds_per_point"};
+    if (eq1.size() >= 2) {
+      const std::size_t at = a.result.checks.size() - 1;  // eq1_forward_cost, the last check
+      timing.push_back(fmt::format("/checks/{}/detail/lsh_time_exponent", at));
+      timing.push_back(fmt::format("/checks/{}/detail/dense_time_exponent", at));
+      timing.push_back("file:lsh_learn_forward_time.svg");
+      timing.push_back("file:lsh_learn_forward_time.png");
+    }
+    a.result.data["timing_fields"] = timing;
     a.result.data["table_slopes"] = slopes;
     a.result.data["worst_sup_over_eps"] = worst_sup_ratio;
     a.result.data["skipped_configurations"] = skipped;

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 #include <sys/stat.h>
 #include <thread>
 
@@ -54,6 +55,27 @@ std::string comparable_json(const fs::path& file) {
   return j.dump(1);
 }
 
+/// A CSV's text with the named columns blanked (header kept); cells hold no commas (numbers, names).
+std::string without_columns(const std::string& csv, const std::set<std::string>& names) {
+  std::vector<std::size_t> drop;
+  std::string out, line;
+  std::istringstream in(csv);
+  for (bool header = true; std::getline(in, line); header = false) {
+    std::vector<std::string> cells;
+    std::string cell;
+    std::istringstream row(line);
+    while (std::getline(row, cell, ',')) cells.push_back(cell);
+    if (header)
+      for (std::size_t c = 0; c < cells.size(); ++c)
+        if (names.count(cells[c])) drop.push_back(c);
+    for (std::size_t c : drop)
+      if (!header && c < cells.size()) cells[c] = "timing";
+    for (std::size_t c = 0; c < cells.size(); ++c) out += (c ? "," : "") + cells[c];
+    out += "\n";
+  }
+  return out;
+}
+
 /// Every output file of a run (its JSON lists them) compared with another run's; timing files skipped.
 /// params.threads is masked too: some tests vary --threads on purpose.
 void require_same_outputs(const fs::path& a, const fs::path& b, const std::string& name) {
@@ -73,15 +95,21 @@ void require_same_outputs(const fs::path& a, const fs::path& b, const std::strin
   const bool timed = meta.contains("data") && meta["data"].contains("timing_fields");
   if (timed) CHECK(comparable_json(ja) == comparable_json(jb));
   else CHECK(lines(ja) == lines(jb));
+  // timing_fields: "file:NAME" skips a file, "NAME.csv:COLUMN" blanks one CSV column, "/…" a JSON value.
   std::set<std::string> skip;
+  std::map<std::string, std::set<std::string>> columns;
   if (timed)
-    for (const auto& p : meta["data"]["timing_fields"])
-      if (p.is_string() && p.get<std::string>().rfind("file:", 0) == 0) skip.insert(p.get<std::string>().substr(5));
+    for (const auto& p : meta["data"]["timing_fields"]) {
+      const std::string t = p.get<std::string>();
+      if (t.rfind("file:", 0) == 0) skip.insert(t.substr(5));
+      else if (t[0] != '/' && t.find(".csv:") != std::string::npos) columns[t.substr(0, t.find(".csv:") + 4)].insert(t.substr(t.find(".csv:") + 5));
+    }
   for (const auto& f : meta["files"]) {
     const std::string file = f.get<std::string>();
     if (skip.count(file)) continue;
     INFO(name << ": " << file);
-    CHECK(read_bytes(a / file) == read_bytes(b / file));
+    if (columns.count(file)) CHECK(without_columns(read_bytes(a / file), columns[file]) == without_columns(read_bytes(b / file), columns[file]));
+    else CHECK(read_bytes(a / file) == read_bytes(b / file));
   }
 }
 

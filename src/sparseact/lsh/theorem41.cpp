@@ -36,61 +36,78 @@ double seconds_per_point(Run&& run, Eigen::Index points) {
 
 }  // namespace
 
-SubspaceLearning learn_on_subspace(const Target& f, Eigen::Index k, const std::vector<double>& epss, const std::vector<double>& factors,
-                                   const LearningSetup& setup, std::uint64_t seed, std::uint64_t stream,
-                                   const std::function<void()>& eps_done) {
+SubspaceContext subspace_context(const Target& f, Eigen::Index k, double last_eps, const LearningSetup& setup, std::uint64_t seed,
+                                 std::uint64_t stream) {
   const Eigen::Index dim = f.dims();
   if (k < 1 || k > dim)
     throw std::invalid_argument("learn_on_subspace: k = " + std::to_string(k) + " must lie in [1, " + std::to_string(dim) + "]");
-  if (epss.empty()) throw std::invalid_argument("learn_on_subspace: no ε");
-  SubspaceLearning s;
-  s.d = dim;
-  s.k = k;
-  s.K = setup.C * k;
-  s.L = f.lipschitz_bound();
-  const double L = s.L;
-  const Subspace S = random_subspace(dim, k, seed, stream_id(stream, 1));
-  const EuclideanLsh unit = make_euclidean_lsh(dim, s.K, 1.0, seed, stream_id(stream, 2));
-  s.sigma_min = sigma_min_projected(unit.a, S.U);
-  const Eigen::MatrixXd Xtest = sample_uniform(S, setup.test_points, seed, stream_id(stream, 3));
-  const double count_n = std::min(setup.max_samples, 4 * theorem41_samples(dim, k, L, epss.back()));
-  const Eigen::MatrixXd Xcount = sample_uniform(S, static_cast<Eigen::Index>(std::max(count_n, 1000.0)), seed, stream_id(stream, 5));
-  s.count_points = Xcount.cols();
-  const Eigen::VectorXd ytest = f(Xtest);
-  const double n_test = static_cast<double>(Xtest.cols());
+  SubspaceContext c;
+  c.d = dim;
+  c.k = k;
+  c.K = setup.C * k;
+  c.L = f.lipschitz_bound();
+  c.S = random_subspace(dim, k, seed, stream_id(stream, 1));
+  c.unit = make_euclidean_lsh(dim, c.K, 1.0, seed, stream_id(stream, 2));
+  c.sigma_min = sigma_min_projected(c.unit.a, c.S.U);
+  c.Xtest = sample_uniform(c.S, setup.test_points, seed, stream_id(stream, 3));
+  const double count_n = std::min(setup.max_samples, 4 * theorem41_samples(dim, k, c.L, last_eps));
+  c.Xcount = sample_uniform(c.S, static_cast<Eigen::Index>(std::max(count_n, 1000.0)), seed, stream_id(stream, 5));
+  c.ytest = f(c.Xtest);
+  return c;
+}
 
+EuclideanLsh lsh_for_error(const SubspaceContext& c, double eps) {
+  EuclideanLsh lsh = c.unit;
+  lsh.eps = width_for_error(eps, c.L, c.sigma_min, c.K, 0.5);
+  lsh.b *= lsh.eps;
+  return lsh;
+}
+
+std::optional<LearnerRun> learner_run(const Target& f, const SubspaceContext& c, double eps, std::size_t ei, double factor,
+                                      std::size_t fi, const LearningSetup& setup, std::uint64_t seed, std::uint64_t stream) {
+  const double n_star = theorem41_samples(c.d, c.k, c.L, eps);
+  const double want = std::ceil(factor * std::max(n_star, 1.0));
+  if (want > setup.max_samples) return std::nullopt;
+  const EuclideanLsh lsh = lsh_for_error(c, eps);
+  const double n_test = static_cast<double>(c.Xtest.cols());
+  LearnerRun run;
+  run.eps = eps;
+  run.eps_lsh = lsh.eps;
+  run.factor = factor;
+  run.samples = static_cast<Eigen::Index>(want);
+  const Eigen::MatrixXd X = sample_uniform(c.S, run.samples, seed, stream_id(stream_id(stream, 4 + ei), fi));
+  const LshLearner learner = fit_lsh_learner(lsh, X, f(X));
+  LshPrediction pred;
+  run.seconds_per_point = seconds_per_point([&] { pred = predict(learner, c.Xtest); }, c.Xtest.cols());
+  run.buckets = learner.buckets();
+  run.table_order = theorem41_table_size(c.d, c.k, c.L, eps);
+  run.sup_error = (pred.y - c.ytest).cwiseAbs().maxCoeff();
+  run.mse = (pred.y - c.ytest).squaredNorm() / static_cast<double>(c.ytest.size());
+  run.probed_share = double(pred.probed) / n_test;
+  run.coarse_share = double(pred.coarse) / n_test;
+  run.exhaustive_share = double(pred.exhaustive) / n_test;
+  return run;
+}
+
+double table_count(const SubspaceContext& c, double eps) {
+  return static_cast<double>(assign_buckets(hash(lsh_for_error(c, eps), c.Xcount)).buckets());
+}
+
+SubspaceLearning learn_on_subspace(const Target& f, Eigen::Index k, const std::vector<double>& epss, const std::vector<double>& factors,
+                                   const LearningSetup& setup, std::uint64_t seed, std::uint64_t stream,
+                                   const std::function<void()>& eps_done) {
+  if (epss.empty()) throw std::invalid_argument("learn_on_subspace: no ε");
+  const SubspaceContext c = subspace_context(f, k, epss.back(), setup, seed, stream);
+  SubspaceLearning s;
+  s.d = c.d, s.k = c.k, s.K = c.K, s.L = c.L, s.sigma_min = c.sigma_min;
+  s.count_points = c.Xcount.cols();
   for (std::size_t ei = 0; ei < epss.size(); ++ei) {
-    const double eps = epss[ei];
-    EuclideanLsh lsh = unit;
-    lsh.eps = width_for_error(eps, L, s.sigma_min, s.K, 0.5);
-    lsh.b *= lsh.eps;
-    const double n_star = theorem41_samples(dim, k, L, eps);
     for (std::size_t fi = 0; fi < factors.size(); ++fi) {
-      const double want = std::ceil(factors[fi] * std::max(n_star, 1.0));
-      if (want > setup.max_samples) {
-        ++s.skipped;
-        continue;
-      }
-      LearnerRun run;
-      run.eps = eps;
-      run.eps_lsh = lsh.eps;
-      run.factor = factors[fi];
-      run.samples = static_cast<Eigen::Index>(want);
-      const Eigen::MatrixXd X = sample_uniform(S, run.samples, seed, stream_id(stream_id(stream, 4 + ei), fi));
-      const LshLearner learner = fit_lsh_learner(lsh, X, f(X));
-      LshPrediction pred;
-      run.seconds_per_point = seconds_per_point([&] { pred = predict(learner, Xtest); }, Xtest.cols());
-      run.buckets = learner.buckets();
-      run.table_order = theorem41_table_size(dim, k, L, eps);
-      run.sup_error = (pred.y - ytest).cwiseAbs().maxCoeff();
-      run.mse = (pred.y - ytest).squaredNorm() / static_cast<double>(ytest.size());
-      run.probed_share = double(pred.probed) / n_test;
-      run.coarse_share = double(pred.coarse) / n_test;
-      run.exhaustive_share = double(pred.exhaustive) / n_test;
-      s.runs.push_back(run);
+      if (auto run = learner_run(f, c, epss[ei], ei, factors[fi], fi, setup, seed, stream)) s.runs.push_back(*run);
+      else ++s.skipped;
     }
-    s.inv_eps.push_back(1 / eps);
-    s.buckets.push_back(static_cast<double>(assign_buckets(hash(lsh, Xcount)).buckets()));
+    s.inv_eps.push_back(1 / epss[ei]);
+    s.buckets.push_back(table_count(c, epss[ei]));
     if (eps_done) eps_done();
   }
   return s;
@@ -108,7 +125,12 @@ TableGrowth table_growth(const SubspaceLearning& s) {
 }
 
 EqualErrorComparison dense_at_equal_error(Eigen::Index d, int C, double eps, Eigen::Index test_points, std::uint64_t seed,
-                                          std::uint64_t index) {
+                                          std::uint64_t index, bool timed) {
+  const auto time_it = [timed](const std::function<void()>& pass, Eigen::Index points) {
+    if (timed) return seconds_per_point(pass, points);
+    pass();
+    return 0.0;
+  };
   const Eigen::Index k1 = 1;
   const BumpFamily family = make_bump_family(d, k1, eps, 1.0);
   const Eigen::VectorXd sigma = random_signs(family, seed, stream_id(300, index));
@@ -126,7 +148,7 @@ EqualErrorComparison dense_at_equal_error(Eigen::Index d, int C, double eps, Eig
   const Eigen::VectorXd yt = target(Xt);
   const LshLearner learner = fit_lsh_learner(lsh, X, target(X));
   LshPrediction pred;
-  c.lsh_seconds_per_point = seconds_per_point([&] { pred = predict(learner, Xt); }, Xt.cols());
+  c.lsh_seconds_per_point = time_it([&] { pred = predict(learner, Xt); }, Xt.cols());
   c.lsh_mse = (pred.y - yt).squaredNorm() / static_cast<double>(yt.size());
 
   const Eigen::MatrixXd Xd = sample_uniform(G, 8000, seed, stream_id(304, index));
@@ -136,7 +158,7 @@ EqualErrorComparison dense_at_equal_error(Eigen::Index d, int C, double eps, Eig
     DsmModel dense = make_dsm(d, c.dense_width, MaskKind::dense, 0, BottomLayer{}, seed, stream_id(305, index));
     dense.A = least_squares(features(dense, Xd), yd).theta;
     Eigen::VectorXd out;
-    c.dense_seconds_per_point = seconds_per_point([&] { out = predict(dense, Xt); }, Xt.cols());
+    c.dense_seconds_per_point = time_it([&] { out = predict(dense, Xt); }, Xt.cols());
     c.dense_mse = (out - yt).squaredNorm() / static_cast<double>(yt.size());
     if (c.dense_mse <= c.lsh_mse || c.dense_width >= 512) break;
   }

@@ -14,10 +14,13 @@
 // (the fitted growth rate errs low, never high).
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include <Eigen/Core>
 
+#include <sparseact/lsh/hash.hpp>
+#include <sparseact/lsh/subspace.hpp>
 #include <sparseact/lsh/targets.hpp>
 
 namespace sparseact::lsh {
@@ -55,6 +58,28 @@ SubspaceLearning learn_on_subspace(const Target& f, Eigen::Index k, const std::v
                                    const LearningSetup& setup, std::uint64_t seed, std::uint64_t stream,
                                    const std::function<void()>& eps_done = {});
 
+/// What the (ε, factor) runs of one (target, k) share, rebuilt from its streams by every process that
+/// runs one of them (lsh_learn's work items): Γ, the LSH directions at unit width, the test points and
+/// the counting sample (sized for the last ε of the list).
+struct SubspaceContext {
+  Eigen::Index d = 0, k = 0, K = 0;
+  double L = 0, sigma_min = 0;
+  Subspace S;
+  EuclideanLsh unit;
+  Eigen::MatrixXd Xtest, Xcount;
+  Eigen::VectorXd ytest;
+};
+SubspaceContext subspace_context(const Target& f, Eigen::Index k, double last_eps, const LearningSetup& setup, std::uint64_t seed,
+                                 std::uint64_t stream);
+/// The LSH of width for ε (Lemma 4.2 with the draw's σ_min).
+EuclideanLsh lsh_for_error(const SubspaceContext& c, double eps);
+/// One trained learner at (ε of index ei, factor of index fi); nothing when it needs more than
+/// setup.max_samples points (skipped).
+std::optional<LearnerRun> learner_run(const Target& f, const SubspaceContext& c, double eps, std::size_t ei, double factor,
+                                      std::size_t fi, const LearningSetup& setup, std::uint64_t seed, std::uint64_t stream);
+/// Non-empty buckets of the width-ε LSH on the counting sample.
+double table_count(const SubspaceContext& c, double eps);
+
 /// The table's growth: the log–log slope of the non-empty buckets against 1/ε, which Theorem 4.1 bounds
 /// by k, allowing 3 standard errors of the fit (SE = 0 with two values of ε).
 struct TableGrowth {
@@ -78,7 +103,9 @@ struct EqualErrorComparison {
   bool reached = false;  ///< the dense model reached the LSH learner's MSE within width 512
 };
 /// Streams stream_id(300 + j, index) for j = 0..5: signs, LSH, training, test, dense training, dense features.
+/// `timed` = false leaves the two forward-pass times at 0 (lsh_learn times them on rank 0 after its sweep,
+/// where no other item runs beside them).
 EqualErrorComparison dense_at_equal_error(Eigen::Index d, int C, double eps, Eigen::Index test_points, std::uint64_t seed,
-                                          std::uint64_t index);
+                                          std::uint64_t index, bool timed = true);
 
 }  // namespace sparseact::lsh
