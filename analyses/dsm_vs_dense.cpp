@@ -11,6 +11,7 @@
 // so dense widths 1024/2048/4096 against DSMs of total width 2K (50% sparsity) and 4K (25%) with the same
 // K activated (the cost of choosing the Top-K among all T units is not counted, as in the paper).
 #include <algorithm>
+#include <mutex>
 #include <cmath>
 #include <memory>
 #include <sstream>
@@ -20,6 +21,7 @@
 
 #include <sparseact/app/analysis.hpp>
 #include <sparseact/app/checks.hpp>
+#include <sparseact/app/sweep.hpp>
 #include <sparseact/core/errors.hpp>
 #include <sparseact/core/rng.hpp>
 #include <sparseact/lsh/sparse_vs_dense.hpp>
@@ -70,6 +72,17 @@ struct Runs {
     return paired_verdict(outcomes, a, b);
   }
 };
+
+/// A job's outcome as a sweep record and back.
+Record outcome_record(const Outcome& o) {
+  return Record().set("test_mse", o.test_mse).set("train_mse", o.train_mse).set("ls_test_mse", o.ls_test_mse).set("ls_train_mse", o.ls_train_mse)
+      .set("test_history", o.test_history).set("sq_err", std::vector<double>(o.sq_err.data(), o.sq_err.data() + o.sq_err.size()));
+}
+Outcome outcome_of(const Record& r) {
+  const std::vector<double>& e = r.arr("sq_err");
+  return {.test_mse = r.num("test_mse"), .train_mse = r.num("train_mse"), .ls_test_mse = r.num("ls_test_mse"), .ls_train_mse = r.num("ls_train_mse"),
+          .test_history = r.arr("test_history"), .sq_err = Eigen::Map<const Eigen::VectorXd>(e.data(), Eigen::Index(e.size()))};
+}
 
 /// The sweep's parsed parameters.
 struct DsmSweep {
@@ -284,7 +297,7 @@ int main(int argc, char** argv) {
                      .paper = "000",
                      .claims = {"Section 5", "Table 1", "Figure 2", "Figure 3", "Figure 4"},
                      .description = "Dense vs DSM Top-K vs LSH vs random-hash models at equal activated units and FLOPs (paper 000 §5, App. D); "
-                                    "--scale paper trains on 2^16 points for 50 epochs and takes 12–20 minutes on 2 cores",
+                                    "--scale paper trains on 2^16 points for 50 epochs and takes 12–20 minutes on 2 cores; work items at --scale paper: 282, one per training run",
                      // The default (quick: 2^14 points, 20 epochs, 3 seeds) runs in well under a minute and reaches the
                      // paper scale's verdicts; --scale paper reproduces App. D.1's setting.
                      .default_scale = Scale::quick});
@@ -350,16 +363,33 @@ int main(int argc, char** argv) {
     setup.training.batch = batch;
     setup.training.epochs = epochs;
 
-    // --- Run -------------------------------------------------------------------------------------
-    std::vector<Dataset> data;
-    for (std::size_t ti = 0; ti < targets.size(); ++ti)
-      data.push_back(make_dataset(*targets[ti], std::max(seeds, table1_seeds), n_train, n_test, seed, stream_id(2, ti)));
+    // --- Run: every training job a work item --------------------------------------------------------
+    // Each process builds a target's dataset once, from its own stream, the first time one of its
+    // items needs it (never sent between ranks).
+    const int reps = std::max(seeds, table1_seeds);
+    std::vector<Dataset> data(targets.size());
+    std::vector<std::once_flag> data_once(targets.size());
+    const auto dataset = [&](std::size_t ti) -> const Dataset& {
+      std::call_once(data_once[ti], [&] { data[ti] = make_dataset(*targets[ti], reps, n_train, n_test, seed, stream_id(2, ti)); });
+      return data[ti];
+    };
     Runs R;
     R.jobs = comparison_jobs(int(targets.size()), {2}, seeds, sw.units, sw.widths, sw.bits, sw.table1_target, table1_seeds,
                              sw.table1_units);
-    auto progress = a.progress("training", R.jobs.size());
-    R.outcomes = run_jobs(R.jobs, data, setup, seed, [&] { progress->advance(); });
-    progress->finish();
+    const std::vector<Record> records = a.sweep({
+        .label = "training runs", .count = R.jobs.size(),
+        .key = [&](std::size_t i) {
+          const Job& j = R.jobs[i];
+          return fmt::format("group={},target={},model={},K={},T={},bits={},rep={}", j.group, kTargets[std::size_t(j.target)],
+                             to_string(j.model.kind), j.model.K, j.model.T, j.model.bits, j.rep);
+        },
+        .cost = [&](std::size_t i) { return R.jobs[i].cost(); },
+        .item = [&](std::size_t i) {
+          const Job& j = R.jobs[i];
+          return outcome_record(train_and_test(j.model, dataset(std::size_t(j.target)), j.rep, setup, j.least_squares_reference, seed, job_stream(j)));
+        }});
+    for (const Record& rec : records) R.outcomes.push_back(outcome_of(rec));
+    for (std::size_t ti = 0; ti < targets.size(); ++ti) dataset(ti);  // the checks read the test variances
     add_run_tables(a, R);
     add_least_squares_reference(a, R);
 
