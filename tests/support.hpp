@@ -45,11 +45,10 @@ struct Run {
   std::string output;  ///< stdout and stderr
 };
 
-/// Runs `args` (an executable under build/bin plus its flags) and captures its output and exit code.
-inline Run run(const std::string& args) {
-  const std::string cmd = std::string(SPARSEACT_BIN_DIR) + "/" + args + " 2>&1";
+/// Runs a shell command line and captures its output (stdout and stderr) and exit code.
+inline Run run_shell(const std::string& command) {
   Run r{-1, ""};
-  FILE* pipe = ::popen(cmd.c_str(), "r");
+  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
   REQUIRE(pipe != nullptr);
   char buf[4096];
   while (std::fgets(buf, sizeof buf, pipe)) r.output += buf;
@@ -57,6 +56,9 @@ inline Run run(const std::string& args) {
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return r;
 }
+
+/// Runs `args` (an executable under build/bin plus its flags) and captures its output and exit code.
+inline Run run(const std::string& args) { return run_shell(std::string(SPARSEACT_BIN_DIR) + "/" + args); }
 
 /// build/test-tmp/<name>, removed if it exists (the folder itself is not created).
 inline fs::path fresh_dir(const std::string& name) {

@@ -31,16 +31,7 @@ std::string mpirun(int ranks) {
 }
 std::string bin(const std::string& name) { return std::string(SPARSEACT_BIN_DIR) + "/" + name; }
 
-Run shell(const std::string& cmd) {
-  Run r{-1, ""};
-  FILE* pipe = ::popen((cmd + " 2>&1").c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, pipe)) r.output += buf;
-  const int status = ::pclose(pipe);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return r;
-}
+Run shell(const std::string& cmd) { return run_shell(cmd); }
 
 /// <name>.json without the lines that may differ between runs (elapsed_s, params.out), and with the
 /// values the analysis names in data.timing_fields (JSON pointers) blanked.
