@@ -104,6 +104,77 @@ EqualErrorComparison comparison_of(const Record& r) {
           .lsh_flops = r.num("lsh_flops"), .dense_mse = r.num("dense_mse"), .dense_flops = r.num("dense_flops"), .reached = r.num("reached") != 0};
 }
 
+/// The parameters an item reads.
+struct LearnParams {
+  std::vector<std::string> targets;
+  std::vector<double> ks, epss, factors;
+  int d, d_lowdim, k_target, degree, C;
+  Eigen::Index test_points;
+  LearningSetup setup;
+  std::uint64_t seed;
+  std::unique_ptr<Target> target(std::size_t ti) const {
+    return make_target(targets[ti], d, d_lowdim, k_target, degree, seed, stream_id(10, ti));
+  }
+};
+
+/// Bad input before the first item: some configuration must reach the theorem's sample order N*
+/// (the targets are cheap to build; their Lipschitz bounds size N*).
+void require_reaching_n_star(const LearnParams& p) {
+  bool reaches = false;
+  for (std::size_t ti = 0; ti < p.targets.size(); ++ti) {
+    const std::unique_ptr<Target> f = p.target(ti);
+    for (double k : p.ks)
+      for (double e : p.epss)
+        for (double fac : p.factors)
+          reaches |= fac >= 1.0 &&
+                     std::ceil(fac * std::max(theorem41_samples(f->dims(), Eigen::Index(k), f->lipschitz_bound(), e), 1.0)) <= p.setup.max_samples;
+  }
+  if (!reaches)
+    throw InputError("--factors/--max-samples: no configuration reaches the theorem's sample order N*; raise --max-samples or add a factor ≥ 1");
+}
+
+/// The work items: every (target, k, ε, factor) learner of `grid` (the factor-0 item also counts the
+/// table at ε), then eq. (1)'s comparison per ε, untimed. What the runs of one (target, k) share is
+/// rebuilt once per process.
+std::vector<Record> run_items(Analysis& a, const LearnParams& p, const Grid& grid) {
+  const std::size_t n_runs = grid.count();
+  std::mutex cache_mutex;
+  std::map<std::pair<std::size_t, std::size_t>, std::pair<std::unique_ptr<Target>, SubspaceContext>> cache;
+  const auto context = [&](std::size_t ti, std::size_t ki) -> const std::pair<std::unique_ptr<Target>, SubspaceContext>& {
+    std::lock_guard lock(cache_mutex);
+    auto& slot = cache[{ti, ki}];
+    if (!slot.first) {
+      std::unique_ptr<Target> f = p.target(ti);
+      slot.second = subspace_context(*f, Eigen::Index(p.ks[ki]), p.epss.back(), p.setup, p.seed, stream_id(stream_id(20, ti), ki));
+      slot.first = std::move(f);
+    }
+    return slot;
+  };
+  return a.sweep({
+      .label = "learners", .count = n_runs + p.epss.size(),
+      .key = [&](std::size_t i) {
+        if (i >= n_runs) return fmt::format("eq1,eps={}", p.epss[i - n_runs]);
+        const auto g = grid.coords(i);
+        return fmt::format("target={},k={},eps={},factor={}", p.targets[g[0]], p.ks[g[1]], p.epss[g[2]], p.factors[g[3]]);
+      },
+      .cost = [&](std::size_t i) {
+        if (i >= n_runs) return 8000.0 * 512 * 64;
+        const auto g = grid.coords(i);
+        return p.factors[g[3]] * theorem41_samples(p.targets[g[0]] == "lowdim" ? p.d_lowdim : p.d, Eigen::Index(p.ks[g[1]]), 1.0, p.epss[g[2]]) * 64;
+      },
+      .item = [&](std::size_t i) {
+        if (i >= n_runs) return comparison_record(dense_at_equal_error(p.d, p.C, p.epss[i - n_runs], p.test_points, p.seed, i - n_runs, false));
+        const auto g = grid.coords(i);
+        const auto& [f, c] = context(g[0], g[1]);
+        const auto stream = stream_id(stream_id(20, g[0]), g[1]);
+        Record r = run_record(learner_run(*f, c, p.epss[g[2]], g[2], p.factors[g[3]], g[3], p.setup, p.seed, stream));
+        if (g[3] == 0)
+          r.set("table_count", table_count(c, p.epss[g[2]])).set("d", double(c.d)).set("K", double(c.K)).set("L", c.L)
+              .set("sigma_min", c.sigma_min).set("count_points", double(c.Xcount.cols()));
+        return r;
+      }});
+}
+
 /// Time exponent of a log–log fit; a clock reading of 0 (none expected) leaves it undefined.
 double time_exponent(const std::vector<EqualErrorComparison>& rows, bool dense) {
   std::vector<double> x, t;
@@ -175,18 +246,8 @@ int main(int argc, char** argv) {
           throw InputError(fmt::format("--k: {} exceeds the input dimension {} of the {} target", k, t == "lowdim" ? d_lowdim : d, t));
     const std::uint64_t seed = a.common.seed;
     const LearningSetup setup{.C = C, .test_points = test_points, .max_samples = max_samples};
-    // Bad input before the first item: some configuration must reach the theorem's sample order N*
-    // (the targets are cheap to build; their Lipschitz bounds size N*).
-    bool reaches = false;
-    for (std::size_t ti = 0; ti < targets.size(); ++ti) {
-      const std::unique_ptr<Target> f = make_target(targets[ti], d, d_lowdim, k_target, degree, seed, stream_id(10, ti));
-      for (double k : ks)
-        for (double e : epss)
-          for (double fac : factors)
-            reaches |= fac >= 1.0 && std::ceil(fac * std::max(theorem41_samples(f->dims(), Eigen::Index(k), f->lipschitz_bound(), e), 1.0)) <= max_samples;
-    }
-    if (!reaches)
-      throw InputError("--factors/--max-samples: no configuration reaches the theorem's sample order N*; raise --max-samples or add a factor ≥ 1");
+    const LearnParams P{targets, ks, epss, factors, d, d_lowdim, k_target, degree, C, test_points, setup, seed};
+    require_reaching_n_star(P);
 
     // --- Run: the learner on each target and subspace dimension; eq. (1) on bump targets -----------
     Table runs{"runs", {"target", "d", "k", "eps", "L", "K", "eps_lsh", "sigma_min_AU", "factor", "samples", "buckets",
@@ -197,45 +258,9 @@ int main(int argc, char** argv) {
     double worst_slope_excess = -INFINITY;
     std::vector<Point> growth;
     std::vector<plot::Series> sup_series, bucket_series;
-    // Work items: every (target, k, ε, factor) learner — the factor-0 item also counts the table at ε — then
-    // eq. (1)'s comparison per ε. What the runs of one (target, k) share is rebuilt once per process.
     const Grid grid{{targets.size(), ks.size(), epss.size(), factors.size()}};
     const std::size_t n_runs = grid.count();
-    std::mutex cache_mutex;
-    std::map<std::pair<std::size_t, std::size_t>, std::pair<std::unique_ptr<Target>, SubspaceContext>> cache;
-    const auto context = [&](std::size_t ti, std::size_t ki) -> const std::pair<std::unique_ptr<Target>, SubspaceContext>& {
-      std::lock_guard lock(cache_mutex);
-      auto& slot = cache[{ti, ki}];
-      if (!slot.first) {
-        std::unique_ptr<Target> f = make_target(targets[ti], d, d_lowdim, k_target, degree, seed, stream_id(10, ti));
-        slot.second = subspace_context(*f, Eigen::Index(ks[ki]), epss.back(), setup, seed, stream_id(stream_id(20, ti), ki));
-        slot.first = std::move(f);
-      }
-      return slot;
-    };
-    const std::vector<Record> records = a.sweep({
-        .label = "learners", .count = n_runs + epss.size(),
-        .key = [&](std::size_t i) {
-          if (i >= n_runs) return fmt::format("eq1,eps={}", epss[i - n_runs]);
-          const auto g = grid.coords(i);
-          return fmt::format("target={},k={},eps={},factor={}", targets[g[0]], ks[g[1]], epss[g[2]], factors[g[3]]);
-        },
-        .cost = [&](std::size_t i) {
-          if (i >= n_runs) return 8000.0 * 512 * 64;
-          const auto g = grid.coords(i);
-          return factors[g[3]] * theorem41_samples(targets[g[0]] == "lowdim" ? d_lowdim : d, Eigen::Index(ks[g[1]]), 1.0, epss[g[2]]) * 64;
-        },
-        .item = [&](std::size_t i) {
-          if (i >= n_runs) return comparison_record(dense_at_equal_error(d, C, epss[i - n_runs], test_points, seed, i - n_runs, /*timed=*/false));
-          const auto g = grid.coords(i);
-          const auto& [f, c] = context(g[0], g[1]);
-          const auto stream = stream_id(stream_id(20, g[0]), g[1]);
-          Record r = run_record(learner_run(*f, c, epss[g[2]], g[2], factors[g[3]], g[3], setup, seed, stream));
-          if (g[3] == 0)
-            r.set("table_count", table_count(c, epss[g[2]])).set("d", double(c.d)).set("K", double(c.K)).set("L", c.L)
-                .set("sigma_min", c.sigma_min).set("count_points", double(c.Xcount.cols()));
-          return r;
-        }});
+    const std::vector<Record> records = run_items(a, P, grid);
     for (std::size_t ti = 0; ti < targets.size(); ++ti) {
       const std::string& tname = targets[ti];
       for (std::size_t ki = 0; ki < ks.size(); ++ki) {
