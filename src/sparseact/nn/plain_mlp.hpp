@@ -1,0 +1,47 @@
+#pragma once
+// The plain MLP of paper 002 (COMET), eqs. (1)–(2), with per-example masks on the hidden layers,
+// eqs. (7)–(8):
+//
+//   a_ℓ = W_ℓ x_{ℓ−1} + b_ℓ,    x_ℓ = m_ℓ ∘ f(a_ℓ)    (ℓ = 1 … L−1),    a_L = W_L x_{L−1} + b_L,
+//
+// f ∈ {ReLU, tanh, identity}; the output a_L is never masked. Weights and biases start from
+// U(−N_{ℓ−1}^{−1/2}, N_{ℓ−1}^{−1/2}) (§4). Masks are constants of the forward pass: a mask policy
+// (COMET routing, Top-k, dropout, …) computes them, and gradients treat them as fixed.
+// Unlike nn/mlp (paper 001's LayerNorm-ed blocks), no normalisation.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+
+namespace sparseact::nn {
+
+enum class PlainActivation { relu, tanh, identity };
+/// "relu", "tanh" or "identity"; throws std::invalid_argument otherwise.
+PlainActivation parse_plain_activation(const std::string& name);
+
+struct PlainMlp {
+  std::vector<int> widths;  ///< N_0 (input), N_1, …, N_L (output)
+  PlainActivation f = PlainActivation::relu;
+  bool biases = true;
+};
+
+/// θ holds, layer by layer, W_ℓ (N_ℓ × N_{ℓ−1}, column-major) then b_ℓ (when biases).
+Eigen::Index parameter_count(const PlainMlp& net);
+/// Every entry of layer ℓ from U(−N_{ℓ−1}^{−1/2}, N_{ℓ−1}^{−1/2}), Rng(seed, stream_id(stream, ℓ)).
+Eigen::VectorXd init_plain_mlp(const PlainMlp& net, std::uint64_t seed, std::uint64_t stream);
+
+/// x_0 … x_{L−1} and a_1 … a_L for the columns of X0 (N_0 × M).
+struct PlainForward {
+  std::vector<Eigen::MatrixXd> x, a;
+};
+/// `masks`: m_1 … m_{L−1} (each N_ℓ × M), or empty for the unmasked network. Throws
+/// std::invalid_argument on shapes that do not fit.
+PlainForward plain_forward(const PlainMlp& net, const Eigen::VectorXd& theta, const Eigen::MatrixXd& X0,
+                           const std::vector<Eigen::MatrixXd>& masks = {});
+
+/// ∂/∂θ of Σ ⟨G, a_L⟩ (G = ∂loss/∂a_L, N_L × M), masks held constant: exact backpropagation.
+Eigen::VectorXd plain_gradient(const PlainMlp& net, const Eigen::VectorXd& theta, const PlainForward& fwd,
+                               const Eigen::MatrixXd& G, const std::vector<Eigen::MatrixXd>& masks = {});
+
+}  // namespace sparseact::nn
