@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include <boost/math/special_functions/owens_t.hpp>
 #include <boost/math/distributions/beta.hpp>
 #include <boost/math/distributions/chi_squared.hpp>
 #include <boost/math/distributions/normal.hpp>
@@ -58,6 +59,10 @@ double normal_quantile(double p) {
 }
 
 double normal_cdf(double x) { return boost::math::cdf(boost::math::normal_distribution<double>(), x); }
+
+double normal_pdf(double x) { return boost::math::pdf(boost::math::normal_distribution<double>(), x); }
+
+double owens_t(double h, double a) { return boost::math::owens_t(h, a); }
 
 double student_t_quantile(double p, double nu) {
   require_probability(p, "student_t_quantile");

@@ -23,6 +23,11 @@ namespace sparseact::stats {
 double normal_quantile(double p);
 /// Φ(x).
 double normal_cdf(double x);
+/// Standard normal density φ(x).
+double normal_pdf(double x);
+/// Owen's T function T(h, a) = (1/2π) ∫₀ᵃ exp(−h²(1 + x²)/2)/(1 + x²) dx (Boost.Math): with it,
+/// P(Z ≤ h, Z′ ≤ h) = Φ(h) − 2T(h, √((1 − ρ)/(1 + ρ))) for a standard bivariate normal pair.
+double owens_t(double h, double a);
 /// The p-quantile of Student's t with ν > 0 degrees of freedom.
 double student_t_quantile(double p, double nu);
 /// P(T ≤ t) for Student's t with ν degrees of freedom.
