@@ -8,6 +8,8 @@
 
 #include <sparseact/core/rng.hpp>
 #include <sparseact/core/stats.hpp>
+#include <sparseact/nn/plain_mlp.hpp>
+#include <sparseact/routing/comet.hpp>
 #include <sparseact/routing/kwta.hpp>
 #include <sparseact/routing/overlap_law.hpp>
 
@@ -85,4 +87,57 @@ TEST_CASE("The law predicts k-WTA's overlap on a wide random layer (N = 4096)", 
       INFO("ρ = " << rho << ", p_k = " << pk << ": measured " << overlap << ", law " << expected_overlap(rho, pk));
       CHECK(std::abs(overlap - expected_overlap(rho, pk)) <= 0.03);
     }
+}
+
+TEST_CASE("The arc-cosine kernels: κ₁ and κ₀ at ρ = 0, 1 and against Monte Carlo", "[routing][overlap_law]") {
+  CHECK(relu_cosine(1.0) == Approx(1.0).epsilon(1e-15));
+  CHECK(relu_cosine(0.0) == Approx(1 / M_PI).epsilon(1e-15));  // E[ReLU(Z)]² / E[ReLU(Z)²] = (1/(2π)) / (1/2)
+  CHECK(relu_derivative_cosine(0.0) == Approx(0.5).epsilon(1e-15));
+  Rng rng(3, 9);
+  const double rho = 0.6, s = std::sqrt(1 - rho * rho);
+  stats::RunningMean cross, sq;
+  for (int i = 0; i < 200000; ++i) {
+    const double a = rng.normal(), b = rho * a + s * rng.normal();
+    cross.push(std::max(a, 0.0) * std::max(b, 0.0)), sq.push(std::max(a, 0.0) * std::max(a, 0.0));
+  }
+  CHECK(std::abs(cross.mean() / sq.mean() - relu_cosine(rho)) < 0.01);
+}
+
+TEST_CASE("The COMET law follows 2048-wide COMET MLPs through three hidden layers", "[routing][overlap_law]") {
+  const int N = 2048, d = 256, depth = 3, nets = 12;
+  const double pk = 0.25, rho0 = 0.7;
+  Rng rng(5, 5);
+  Eigen::VectorXd u(d), w(d);
+  for (int i = 0; i < d; ++i) u(i) = rng.normal(), w(i) = rng.normal();
+  u.normalize();
+  w = (w - w.dot(u) * u).normalized();
+  Eigen::MatrixXd X(d, 2);
+  X.col(0) = u, X.col(1) = rho0 * u + std::sqrt(1 - rho0 * rho0) * w;
+  std::vector<int> widths = {d};
+  for (int l = 0; l < depth; ++l) widths.push_back(N);
+  widths.push_back(10);
+  // Per layer, the measured overlap and activation cosine of each net; backbone without biases
+  // (eq. (7)), ReLU, weights independent of the router's.
+  std::vector<stats::RunningMean> overlap(depth), act(depth);
+  for (int k = 0; k < nets; ++k) {
+    const auto masks = comet_masks(make_comet_router(widths, pk, 2, 100 + k), X);
+    const nn::PlainMlp net{widths, nn::PlainActivation::relu, false};
+    const nn::PlainForward fwd = nn::plain_forward(net, nn::init_plain_mlp(net, 2, 200 + k), X, masks);
+    for (int l = 0; l < depth; ++l) {
+      const Eigen::VectorXd m = masks[std::size_t(l)].col(0), m2 = masks[std::size_t(l)].col(1);
+      overlap[l].push(m.dot(m2) / m.sum());
+      const Eigen::VectorXd x = fwd.x[std::size_t(l) + 1].col(0), x2 = fwd.x[std::size_t(l) + 1].col(1);
+      act[l].push(x.dot(x2) / (x.norm() * x2.norm()));
+    }
+  }
+  // Within the 99.9% normal interval of the mean over nets, widened by 0.01 for the finite-width bias
+  // (O(1/k), k = 512 here).
+  const std::vector<LayerLaw> law = comet_law(rho0, pk, depth);
+  const double z = stats::normal_quantile(0.9995);
+  for (int l = 0; l < depth; ++l) {
+    INFO("layer " << l + 1 << ": overlap " << overlap[l].mean() << " ± " << overlap[l].std_error() << " (law " << law[std::size_t(l)].overlap
+                  << "), activation cosine " << act[l].mean() << " ± " << act[l].std_error() << " (law " << law[std::size_t(l)].act_cos << ")");
+    CHECK(std::abs(overlap[l].mean() - law[std::size_t(l)].overlap) <= z * overlap[l].std_error() + 0.01);
+    CHECK(std::abs(act[l].mean() - law[std::size_t(l)].act_cos) <= z * act[l].std_error() + 0.01);
+  }
 }

@@ -1,5 +1,6 @@
 #include <sparseact/routing/overlap_law.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -50,6 +51,33 @@ double next_routing_cosine(double rho, double p_k) {
   if (p_k == 1) return rho;  // nothing masked: z = c keeps the cosine
   const double t = stats::normal_quantile(1 - p_k);
   return truncated_cross_moment(t, rho) / (upper(t) + t * stats::normal_pdf(t));
+}
+
+double relu_cosine(double rho) {
+  check_rho(rho);
+  return (std::sqrt(1 - rho * rho) + (M_PI - std::acos(rho)) * rho) / M_PI;
+}
+
+double relu_derivative_cosine(double rho) {
+  check_rho(rho);
+  return 1 - std::acos(rho) / M_PI;
+}
+
+std::vector<LayerLaw> comet_law(double input_cos, double p_k, int hidden_layers) {
+  check_rho(input_cos);
+  check_pk(p_k);
+  if (hidden_layers < 0) throw std::invalid_argument("comet_law: a negative number of layers");
+  std::vector<LayerLaw> law;
+  double rho = input_cos, act = input_cos;
+  for (int l = 0; l < hidden_layers; ++l) {
+    LayerLaw L;
+    L.overlap = expected_overlap(rho, p_k);
+    L.routing_cos = next_routing_cosine(rho, p_k);
+    L.act_cos = L.overlap * relu_cosine(act);
+    law.push_back(L);
+    rho = std::clamp(L.routing_cos, -1.0, 1.0), act = std::clamp(L.act_cos, -1.0, 1.0);
+  }
+  return law;
 }
 
 }  // namespace sparseact::routing

@@ -13,6 +13,8 @@
 //                            + (s/√(2π)) φ(√(h² − 2ρhk + k²)/s),   s = √(1 − ρ²),  P = P(Z > h, Z′ > k),
 //   here at h = k = t: ρ P + 2ρ t φ(t) Q(t √((1 − ρ)/(1 + ρ))) + (s/√(2π)) φ(t √(2/(1 + ρ))).
 // O(0) = p_k, O(1) = 1, and at p_k = 1/2 O(ρ) = 1 − arccos(ρ)/π.
+#include <vector>
+
 namespace sparseact::routing {
 
 /// P(Z > t, Z′ > t) for a standard bivariate normal pair with correlation ρ ∈ [−1, 1].
@@ -23,5 +25,19 @@ double expected_overlap(double rho, double p_k);
 double truncated_cross_moment(double t, double rho);
 /// The cosine of the routing activations z = m ∘ c of two inputs whose previous cosine is ρ.
 double next_routing_cosine(double rho, double p_k);
+
+/// κ₁(ρ) = (√(1 − ρ²) + (π − arccos ρ) ρ)/π: the cosine of ReLU(a), ReLU(a′) for a standard bivariate
+/// normal (a, a′) with correlation ρ (Cho & Saul's arc-cosine kernel of degree 1, normalised).
+double relu_cosine(double rho);
+/// κ₀(ρ) = 1 − arccos(ρ)/π = P(a > 0, a′ > 0)/P(a > 0): the cosine of ReLU′(a), ReLU′(a′) (degree 0).
+double relu_derivative_cosine(double rho);
+
+/// The law through the hidden layers ℓ = 1 … L−1 of a wide COMET MLP without biases and ReLU backbone,
+/// for two inputs at cosine ρ₀: the routing overlap O_ℓ = O(ρ_{ℓ−1}) and cosine ρ_ℓ of z_ℓ, and the
+/// backbone cosine cos x_ℓ = O_ℓ κ₁(cos x_{ℓ−1}) (the masks come from weights independent of W_ℓ).
+struct LayerLaw {
+  double overlap = 0, routing_cos = 0, act_cos = 0;
+};
+std::vector<LayerLaw> comet_law(double input_cos, double p_k, int hidden_layers);
 
 }  // namespace sparseact::routing
