@@ -77,3 +77,38 @@ TEST_CASE("A unit masked for every input gets no gradient in its incoming weight
   CHECK(parse_plain_activation("tanh") == PlainActivation::tanh);
   CHECK_THROWS_AS(parse_plain_activation("gelu"), std::invalid_argument);
 }
+
+TEST_CASE("Plain MLP Jacobian equals finite differences, and the NTK's eq. (11) blocks sum to J Jᵀ", "[nn][plain_mlp][ntk]") {
+  for (bool biases : {true, false}) {
+    const PlainMlp net{{3, 7, 6, 2}, PlainActivation::tanh, biases};
+    const Eigen::VectorXd theta = init_plain_mlp(net, 4, 4);
+    Eigen::MatrixXd X(3, 3);
+    Rng rng(6, 1);
+    for (Eigen::Index i = 0; i < X.size(); ++i) X.data()[i] = rng.normal();
+    const auto masks = routing::comet_masks(routing::make_comet_router(net.widths, 0.5, 1, 2), X);
+    const PlainForward fwd = plain_forward(net, theta, X, masks);
+    const Eigen::MatrixXd J0 = plain_jacobian(net, theta, fwd, 0, masks), J2 = plain_jacobian(net, theta, fwd, 2, masks);
+    const double h = 1e-6;
+    for (Eigen::Index p = 0; p < theta.size(); ++p) {
+      Eigen::VectorXd up = theta, down = theta;
+      up(p) += h, down(p) -= h;
+      const Eigen::VectorXd fd = (plain_forward(net, up, X, masks).a.back().col(0) - plain_forward(net, down, X, masks).a.back().col(0)) / (2 * h);
+      INFO("parameter " << p);
+      CHECK((J0.col(p) - fd).norm() <= 1e-7 * std::max(1.0, fd.norm()));
+    }
+    // Eq. (10) from the explicit Jacobians against eq. (11)'s blocks, to rounding.
+    std::vector<Eigen::MatrixXd> blocks;
+    const Eigen::MatrixXd K = plain_ntk(net, theta, fwd, 0, 2, masks, &blocks);
+    const Eigen::MatrixXd direct = J0 * J2.transpose();
+    CHECK((K - direct).norm() <= 1e-12 * direct.norm());
+    REQUIRE(blocks.size() == 3);
+    // The W_ℓ block alone: the Jacobian's columns of W_ℓ.
+    Eigen::Index at = 0;
+    for (std::size_t l = 1; l <= 3; ++l) {
+      const Eigen::Index n = Eigen::Index(net.widths[l]) * net.widths[l - 1];
+      const Eigen::MatrixXd Wblock = J0.middleCols(at, n) * J2.middleCols(at, n).transpose();
+      CHECK((blocks[l - 1] - Wblock).norm() <= 1e-12 * std::max(1e-300, Wblock.norm()));
+      at += n + (biases ? net.widths[l] : 0);
+    }
+  }
+}

@@ -117,4 +117,56 @@ Eigen::VectorXd plain_gradient(const PlainMlp& net, const Eigen::VectorXd& theta
   return grad;
 }
 
+std::vector<Eigen::MatrixXd> plain_signals(const PlainMlp& net, const Eigen::VectorXd& theta, const PlainForward& fwd, Eigen::Index j,
+                                           const std::vector<Eigen::MatrixXd>& masks) {
+  const std::size_t L = net.widths.size() - 1;
+  std::vector<Eigen::Index> offset(L + 1, 0);
+  for (std::size_t l = 1; l <= L; ++l) offset[l] = offset[l - 1] + layer_size(net, l);
+  std::vector<Eigen::MatrixXd> S(L + 1);  // S[ℓ], ℓ = 1 … L (S[0] unused)
+  S[L] = Eigen::MatrixXd::Identity(net.widths[L], net.widths[L]);
+  for (std::size_t l = L; l >= 2; --l) {
+    const Eigen::Map<const Eigen::MatrixXd> W(theta.data() + offset[l - 1], net.widths[l], net.widths[l - 1]);
+    Eigen::VectorXd d = act_derivative(net.f, fwd.a[l - 2].col(j));
+    if (!masks.empty()) d = d.cwiseProduct(masks[l - 2].col(j));
+    S[l - 1] = (S[l] * W) * d.asDiagonal();
+  }
+  S.erase(S.begin());
+  return S;
+}
+
+Eigen::MatrixXd plain_jacobian(const PlainMlp& net, const Eigen::VectorXd& theta, const PlainForward& fwd, Eigen::Index j,
+                               const std::vector<Eigen::MatrixXd>& masks) {
+  const std::size_t L = net.widths.size() - 1;
+  const std::vector<Eigen::MatrixXd> S = plain_signals(net, theta, fwd, j, masks);
+  Eigen::MatrixXd J(net.widths[L], theta.size());
+  Eigen::Index at = 0;
+  for (std::size_t l = 1; l <= L; ++l) {
+    const Eigen::VectorXd x = fwd.x[l - 1].col(j);
+    for (Eigen::Index k = 0; k < x.size(); ++k)  // column-major W_ℓ: entry (i, k) at at + k N_ℓ + i
+      J.middleCols(at + k * net.widths[l], net.widths[l]) = S[l - 1] * x(k);
+    at += Eigen::Index(net.widths[l]) * net.widths[l - 1];
+    if (net.biases) {
+      J.middleCols(at, net.widths[l]) = S[l - 1];
+      at += net.widths[l];
+    }
+  }
+  return J;
+}
+
+Eigen::MatrixXd plain_ntk(const PlainMlp& net, const Eigen::VectorXd& theta, const PlainForward& fwd, Eigen::Index i, Eigen::Index j,
+                          const std::vector<Eigen::MatrixXd>& masks, std::vector<Eigen::MatrixXd>* blocks) {
+  const std::size_t L = net.widths.size() - 1;
+  const std::vector<Eigen::MatrixXd> Si = plain_signals(net, theta, fwd, i, masks), Sj = plain_signals(net, theta, fwd, j, masks);
+  Eigen::MatrixXd K = Eigen::MatrixXd::Zero(net.widths[L], net.widths[L]);
+  if (blocks) blocks->clear();
+  for (std::size_t l = 1; l <= L; ++l) {
+    const Eigen::MatrixXd SS = Si[l - 1] * Sj[l - 1].transpose();
+    const Eigen::MatrixXd block = fwd.x[l - 1].col(i).dot(fwd.x[l - 1].col(j)) * SS;  // eq. (11) with x_{ℓ−1}
+    if (blocks) blocks->push_back(block);
+    K += block;
+    if (net.biases) K += SS;
+  }
+  return K;
+}
+
 }  // namespace sparseact::nn

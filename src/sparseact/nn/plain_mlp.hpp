@@ -44,4 +44,20 @@ PlainForward plain_forward(const PlainMlp& net, const Eigen::VectorXd& theta, co
 Eigen::VectorXd plain_gradient(const PlainMlp& net, const Eigen::VectorXd& theta, const PlainForward& fwd,
                                const Eigen::MatrixXd& G, const std::vector<Eigen::MatrixXd>& masks = {});
 
+/// The signals S_ℓ = ∂a_L/∂a_ℓ (N_L × N_ℓ, ℓ = 1 … L) at input column `j` of a forward pass, masks
+/// held constant: S_L = I, S_{ℓ−1} = S_ℓ W_ℓ diag(m_{ℓ−1} ∘ f′(a_{ℓ−1})).
+std::vector<Eigen::MatrixXd> plain_signals(const PlainMlp& net, const Eigen::VectorXd& theta, const PlainForward& fwd, Eigen::Index j,
+                                           const std::vector<Eigen::MatrixXd>& masks = {});
+
+/// ∂a_L/∂θ at input column `j` (N_L × |θ|), from the signals: ∂a_L/∂W_ℓ,ik = S_ℓ[:, i] x_{ℓ−1,k}, ∂a_L/∂b_ℓ,i = S_ℓ[:, i].
+Eigen::MatrixXd plain_jacobian(const PlainMlp& net, const Eigen::VectorXd& theta, const PlainForward& fwd, Eigen::Index j,
+                               const std::vector<Eigen::MatrixXd>& masks = {});
+
+/// The empirical NTK (paper 002, eq. (10)) of inputs i and j of a forward pass: ∂a_L(i)/∂θ (∂a_L(j)/∂θ)ᵀ,
+/// N_L × N_L, as the sum over layers of eq. (11)'s W_ℓ blocks, with x_{ℓ−1} as its input (ERRATA 002):
+///   K_ℓ^W(i, j) = ⟨x_{ℓ−1}(i), x_{ℓ−1}(j)⟩ S_ℓ(i) S_ℓ(j)ᵀ,
+/// plus the bias blocks S_ℓ(i) S_ℓ(j)ᵀ when the net has biases. `blocks` (optional) receives the W_ℓ blocks.
+Eigen::MatrixXd plain_ntk(const PlainMlp& net, const Eigen::VectorXd& theta, const PlainForward& fwd, Eigen::Index i, Eigen::Index j,
+                          const std::vector<Eigen::MatrixXd>& masks = {}, std::vector<Eigen::MatrixXd>* blocks = nullptr);
+
 }  // namespace sparseact::nn
