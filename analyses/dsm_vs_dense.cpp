@@ -11,7 +11,6 @@
 // so dense widths 1024/2048/4096 against DSMs of total width 2K (50% sparsity) and 4K (25%) with the same
 // K activated (the cost of choosing the Top-K among all T units is not counted, as in the paper).
 #include <algorithm>
-#include <mutex>
 #include <cmath>
 #include <memory>
 #include <sstream>
@@ -25,6 +24,7 @@
 #include <sparseact/core/errors.hpp>
 #include <sparseact/core/rng.hpp>
 #include <sparseact/lsh/sparse_vs_dense.hpp>
+#include <sparseact/lsh/sparse_vs_dense_records.hpp>
 #include <sparseact/lsh/targets.hpp>
 
 using namespace sparseact;
@@ -60,38 +60,14 @@ std::vector<int> parse_list(const std::string& flag, const std::string& text, in
   return out;
 }
 
-/// The trained jobs and the questions the checks and figures ask of them.
-struct Runs {
-  std::vector<Job> jobs;
-  std::vector<Outcome> outcomes;
-  std::vector<std::size_t> find(int group, int target, ModelKind kind, int K, int T, int bits) const {
-    return find_jobs(jobs, group, target, kind, K, T, bits);
-  }
-  MseSummary mse(const std::vector<std::size_t>& ids) const { return test_mse_summary(outcomes, ids); }
-  PairedVerdict beats(const std::vector<std::size_t>& a, const std::vector<std::size_t>& b) const {
-    return paired_verdict(outcomes, a, b);
-  }
-};
-
-/// A job's outcome as a sweep record and back.
-Record outcome_record(const Outcome& o) {
-  return Record().set("test_mse", o.test_mse).set("train_mse", o.train_mse).set("ls_test_mse", o.ls_test_mse).set("ls_train_mse", o.ls_train_mse)
-      .set("test_history", o.test_history).set("sq_err", std::vector<double>(o.sq_err.data(), o.sq_err.data() + o.sq_err.size()));
-}
-Outcome outcome_of(const Record& r) {
-  const std::vector<double>& e = r.arr("sq_err");
-  return {.test_mse = r.num("test_mse"), .train_mse = r.num("train_mse"), .ls_test_mse = r.num("ls_test_mse"), .ls_train_mse = r.num("ls_train_mse"),
-          .test_history = r.arr("test_history"), .sq_err = Eigen::Map<const Eigen::VectorXd>(e.data(), Eigen::Index(e.size()))};
-}
-
-/// The sweep's parsed parameters.
-struct DsmSweep {
+/// The design's parsed parameters (which jobs run; lsh::comparison_jobs).
+struct Design {
   std::vector<int> units, widths, bits, table1_units;
   int seeds = 0, table1_seeds = 0, table1_target = 0;
   int T_max() const { return widths.back(); }
 };
 
-void add_run_tables(Analysis& a, const Runs& R) {
+void add_run_tables(Analysis& a, const ComparisonRuns& R) {
   Table sweep{"sweep", {"target", "model", "K", "T", "bits", "seed", "test_mse", "train_mse", "ls_test_mse", "ls_train_mse"}, {}};
   Table history{"history", {"job", "target", "model", "K", "T", "bits", "seed", "group", "epoch", "test_mse"}, {}};
   for (std::size_t i = 0; i < R.jobs.size(); ++i) {
@@ -110,7 +86,7 @@ void add_run_tables(Analysis& a, const Runs& R) {
 }
 
 /// How far RMSProp got from the optimum of the same convex problem, where the optimum was computed.
-void add_least_squares_reference(Analysis& a, const Runs& R) {
+void add_least_squares_reference(Analysis& a, const ComparisonRuns& R) {
   json ls_ref = json::array();
   double worst_gap = 0;
   for (std::size_t i = 0; i < R.jobs.size(); ++i) {
@@ -129,7 +105,7 @@ void add_least_squares_reference(Analysis& a, const Runs& R) {
 
 /// DSM, LSH and random hash vs dense at equal activated units on one target (Figures 2–4, 7); returns
 /// the per-K comparisons for data.summary.
-json check_target(Analysis& a, const Runs& R, const DsmSweep& sw, int ti, const Target& target, double variance) {
+json check_target(Analysis& a, const ComparisonRuns& R, const Design& sw, int ti, const Target& target, double variance) {
   const std::string tn = kTargets[std::size_t(ti)];
   const int T_max = sw.T_max();
   auto dense = [&](int K) { return R.find(0, ti, ModelKind::dense, K, K, 0); };
@@ -188,7 +164,7 @@ json check_target(Analysis& a, const Runs& R, const DsmSweep& sw, int ti, const 
 }
 
 /// Table 1: dense against DSMs of 50% and 25% sparsity at equal FLOPs, and the paper's "18k beats 73k".
-void check_table1(Analysis& a, const Runs& R, const DsmSweep& sw, const Target& target, const Dataset& data) {
+void check_table1(Analysis& a, const ComparisonRuns& R, const Design& sw, const Target& target, const Dataset& data) {
   const int t1 = sw.table1_target;
   Table table{"table1", {"flops", "K", "mse_dense", "mse_dsm50", "mse_dsm25", "sd_dense", "sd_dsm50", "sd_dsm25",
                          "paper_dense", "paper_dsm50", "paper_dsm25"}, {}};
@@ -235,14 +211,14 @@ void check_table1(Analysis& a, const Runs& R, const DsmSweep& sw, const Target& 
                v.mean_diff, v.margin).tolerance["rule"] = kMarginRule;
 }
 
-void add_figures(Analysis& a, const Runs& R, const DsmSweep& sw, const std::vector<std::unique_ptr<Target>>& targets) {
+void add_figures(Analysis& a, const ComparisonRuns& R, const Design& sw, const DatasetCache& targets) {
   const std::vector<int>&units = sw.units, &widths = sw.widths, &bits = sw.bits;
   const int seeds = sw.seeds;
   const char* colors[] = {"black", "#1f77b4", "#2ca02c", "#17becf", "#9467bd", "#8c564b", "#e377c2"};
   const int T_max = widths.back();
   for (int ti = 0; ti < int(targets.size()); ++ti) {
     plot::Figure fig{.name = "dsm_vs_dense_" + kTargets[std::size_t(ti)],
-                     .title = fmt::format("{}: test MSE vs activated units ({} seeds)", targets[std::size_t(ti)]->name(), seeds),
+                     .title = fmt::format("{}: test MSE vs activated units ({} seeds)", targets.target(std::size_t(ti)).name(), seeds),
                      .xlabel = "activated units K (LSH: tables s)",
                      .ylabel = "test MSE"};
     fig.logx = fig.logy = true;
@@ -269,7 +245,7 @@ void add_figures(Analysis& a, const Runs& R, const DsmSweep& sw, const std::vect
     a.add_figure(std::move(fig));
   }
   plot::Figure fig{.name = "dsm_vs_width_poly",
-                   .title = fmt::format("{}: DSM test MSE vs total width", targets[0]->name()),
+                   .title = fmt::format("{}: DSM test MSE vs total width", targets.target(0).name()),
                    .xlabel = "total width T",
                    .ylabel = "test MSE"};
   fig.logx = fig.logy = true;
@@ -337,7 +313,7 @@ int main(int argc, char** argv) {
     // --- Parameters ------------------------------------------------------------------------------
     auto& r = a.result;
     const std::uint64_t seed = a.common.seed;
-    const DsmSweep sw{.units = parse_list("--units", units_text, 1, 1 << 16),
+    const Design sw{.units = parse_list("--units", units_text, 1, 1 << 16),
                    .widths = parse_list("--widths", widths_text, 1, 1 << 20),
                    .bits = parse_list("--lsh-bits", bits_text, 1, 20),
                    .table1_units = parse_list("--table1-units", table1_text, 1, 1 << 16),
@@ -353,10 +329,6 @@ int main(int argc, char** argv) {
       for (int s : sw.units)
         if ((std::int64_t(s) << b) > (std::int64_t{1} << 26))
           throw InputError(fmt::format("--lsh-bits, --units: s·2^m = {}·2^{} exceeds 2^26 buckets", s, b));
-    std::vector<std::unique_ptr<Target>> targets;
-    targets.push_back(std::make_unique<RandomPolynomial>(d, degree, 1.0, seed, stream_id(1, 0)));
-    targets.push_back(std::make_unique<HypercubeFunction>(d, seed, stream_id(1, 1)));
-    if (low_d > 0) targets.push_back(std::make_unique<LowDimTarget>(low_d, low_k, degree, 1.0, seed, stream_id(1, 2)));
     TrainingSetup setup{.bottom = {.bias_range = bias_range}, .lsh_offset = lsh_offset};
     setup.training.optimizer.lr = lr;
     setup.training.optimizer.alpha = rho;  // Keras's ρ is torch's α
@@ -364,46 +336,34 @@ int main(int argc, char** argv) {
     setup.training.epochs = epochs;
 
     // --- Run: every training job a work item --------------------------------------------------------
-    // Each process builds a target's dataset once, from its own stream, the first time one of its
-    // items needs it (never sent between ranks).
-    const int reps = std::max(seeds, table1_seeds);
-    std::vector<Dataset> data(targets.size());
-    std::vector<std::once_flag> data_once(targets.size());
-    const auto dataset = [&](std::size_t ti) -> const Dataset& {
-      std::call_once(data_once[ti], [&] { data[ti] = make_dataset(*targets[ti], reps, n_train, n_test, seed, stream_id(2, ti)); });
-      return data[ti];
-    };
-    Runs R;
-    R.jobs = comparison_jobs(int(targets.size()), {2}, seeds, sw.units, sw.widths, sw.bits, sw.table1_target, table1_seeds,
-                             sw.table1_units);
+    // Each process makes a target's dataset once, from its own stream, when one of its items first
+    // needs it (never sent between ranks).
+    const DatasetCache data(comparison_targets(d, degree, low_d, low_k, seed), std::max(seeds, table1_seeds), n_train, n_test, seed);
+    ComparisonRuns R;
+    R.jobs = comparison_jobs(int(data.size()), {2}, seeds, sw.units, sw.widths, sw.bits, sw.table1_target, table1_seeds, sw.table1_units);
     const std::vector<Record> records = a.sweep({
         .label = "training runs", .count = R.jobs.size(),
-        .key = [&](std::size_t i) {
-          const Job& j = R.jobs[i];
-          return fmt::format("group={},target={},model={},K={},T={},bits={},rep={}", j.group, kTargets[std::size_t(j.target)],
-                             to_string(j.model.kind), j.model.K, j.model.T, j.model.bits, j.rep);
-        },
+        .key = [&](std::size_t i) { return job_key(R.jobs[i], kTargets); },
         .cost = [&](std::size_t i) { return R.jobs[i].cost(); },
         .item = [&](std::size_t i) {
           const Job& j = R.jobs[i];
-          return outcome_record(train_and_test(j.model, dataset(std::size_t(j.target)), j.rep, setup, j.least_squares_reference, seed, job_stream(j)));
+          return outcome_record(run_job(j, data, setup, seed), needs_per_point_errors(j, seeds, table1_seeds));
         }});
-    for (const Record& rec : records) R.outcomes.push_back(outcome_of(rec));
-    for (std::size_t ti = 0; ti < targets.size(); ++ti) dataset(ti);  // the checks read the test variances
+    for (const Record& rec : records) R.outcomes.push_back(outcome_from_record(rec));
     add_run_tables(a, R);
     add_least_squares_reference(a, R);
 
     // --- Checks ----------------------------------------------------------------------------------
     json summary = json::object();
-    for (int ti = 0; ti < int(targets.size()); ++ti)
-      summary[kTargets[std::size_t(ti)]] = check_target(a, R, sw, ti, *targets[std::size_t(ti)], data[std::size_t(ti)].test_variance);
+    for (std::size_t ti = 0; ti < data.size(); ++ti)  // on rank 0 the checks read each target's test variance
+      summary[kTargets[ti]] = check_target(a, R, sw, int(ti), data.target(ti), data.dataset(ti).test_variance);
     r.data["summary"] = summary;
-    check_table1(a, R, sw, *targets[std::size_t(sw.table1_target)], data[std::size_t(sw.table1_target)]);
+    check_table1(a, R, sw, data.target(std::size_t(sw.table1_target)), data.dataset(std::size_t(sw.table1_target)));
 
     r.data["targets"] = json::array();
-    for (std::size_t ti = 0; ti < targets.size(); ++ti)
-      r.data["targets"].push_back({{"name", kTargets[ti]}, {"description", targets[ti]->name()}, {"d", data[ti].d},
-                                   {"test_variance", data[ti].test_variance}, {"lipschitz_bound", targets[ti]->lipschitz_bound()}});
+    for (std::size_t ti = 0; ti < data.size(); ++ti)
+      r.data["targets"].push_back({{"name", kTargets[ti]}, {"description", data.target(ti).name()}, {"d", data.dataset(ti).d},
+                                   {"test_variance", data.dataset(ti).test_variance}, {"lipschitz_bound", data.target(ti).lipschitz_bound()}});
     r.data["codes"] = {{"target", kTargets}, {"model", {"dense", "dsm_top_k", "random_hash", "lsh"}}};
     r.data["optimizer"] = {{"name", "RMSProp"}, {"lr", lr}, {"rho", rho}, {"eps", setup.training.optimizer.eps}, {"batch", batch}, {"epochs", epochs},
                            {"init", "A = 0"}, {"paper_lr", 1e-5}};
@@ -411,6 +371,6 @@ int main(int argc, char** argv) {
     r.data["lsh_model"] = "s hyperplane tables of m bits, w ~ N(0, I_d), offsets U[−r, r] (r = --lsh-offset), one trainable constant per bucket, α_i = 1";
 
     // --- Figures ---------------------------------------------------------------------------------
-    add_figures(a, R, sw, targets);
+    add_figures(a, R, sw, data);
   });
 }

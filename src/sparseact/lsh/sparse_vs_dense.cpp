@@ -14,6 +14,16 @@
 
 namespace sparseact::lsh {
 
+const char* to_code(ModelKind kind) noexcept {
+  switch (kind) {
+    case ModelKind::dense: return "dense";
+    case ModelKind::dsm_top_k: return "dsm_top_k";
+    case ModelKind::random_hash: return "random_hash";
+    case ModelKind::lsh: return "lsh";
+  }
+  return "?";
+}
+
 const char* to_string(ModelKind kind) noexcept {
   switch (kind) {
     case ModelKind::dense: return "dense";
@@ -40,6 +50,34 @@ Dataset make_dataset(const Target& f, int reps, Eigen::Index n_train, Eigen::Ind
     D.test_variance = (y.array() - y.mean()).square().mean();
   }
   return D;
+}
+
+std::vector<std::unique_ptr<Target>> comparison_targets(Eigen::Index d, int degree, Eigen::Index low_d, Eigen::Index low_k,
+                                                        std::uint64_t seed) {
+  std::vector<std::unique_ptr<Target>> targets;
+  targets.push_back(std::make_unique<RandomPolynomial>(d, degree, 1.0, seed, stream_id(1, 0)));
+  targets.push_back(std::make_unique<HypercubeFunction>(d, seed, stream_id(1, 1)));
+  if (low_d > 0) targets.push_back(std::make_unique<LowDimTarget>(low_d, low_k, degree, 1.0, seed, stream_id(1, 2)));
+  return targets;
+}
+
+DatasetCache::DatasetCache(std::vector<std::unique_ptr<Target>> targets, int reps, Eigen::Index n_train, Eigen::Index n_test,
+                           std::uint64_t seed)
+    : targets_(std::move(targets)),
+      reps_(reps),
+      n_train_(n_train),
+      n_test_(n_test),
+      seed_(seed),
+      locks_(std::make_unique<std::mutex[]>(targets_.size())),
+      data_(std::make_unique<std::unique_ptr<const Dataset>[]>(targets_.size())) {}
+
+const Dataset& DatasetCache::dataset(std::size_t ti) const {
+  if (ti >= targets_.size()) throw std::invalid_argument("DatasetCache: target " + std::to_string(ti) + " has no dataset");
+  // A mutex rather than std::call_once: a throw inside call_once is not portable across libstdc++ builds.
+  const std::lock_guard<std::mutex> lock(locks_[ti]);
+  if (!data_[ti])
+    data_[ti] = std::make_unique<const Dataset>(make_dataset(*targets_[ti], reps_, n_train_, n_test_, seed_, stream_id(2, ti)));
+  return *data_[ti];
 }
 
 Outcome train_and_test(const ModelSpec& spec, const Dataset& data, int rep, const TrainingSetup& setup,
@@ -108,6 +146,18 @@ std::vector<Job> comparison_jobs(int targets, const std::vector<int>& dsm_only, 
       for (int f : {1, 2, 4})
         jobs.push_back({table1_target, s, 1, {f == 1 ? ModelKind::dense : ModelKind::dsm_top_k, K, f * K, 0}, s == 0 && f * K <= 512});
   return jobs;
+}
+
+Outcome run_job(const Job& job, const DatasetCache& data, const TrainingSetup& setup, std::uint64_t seed) {
+  return train_and_test(job.model, data.dataset(static_cast<std::size_t>(job.target)), job.rep, setup, job.least_squares_reference,
+                        seed, job_stream(job));
+}
+
+std::string job_key(const Job& j, const std::vector<std::string>& target_names) {
+  const std::string target =
+      j.target >= 0 && std::size_t(j.target) < target_names.size() ? target_names[std::size_t(j.target)] : std::to_string(j.target);
+  return "group=" + std::to_string(j.group) + ",target=" + target + ",model=" + to_code(j.model.kind) + ",K=" + std::to_string(j.model.K) +
+         ",T=" + std::to_string(j.model.T) + ",bits=" + std::to_string(j.model.bits) + ",rep=" + std::to_string(j.rep);
 }
 
 std::vector<Outcome> run_jobs(const std::vector<Job>& jobs, const std::vector<Dataset>& data, const TrainingSetup& setup,
@@ -189,6 +239,10 @@ PairedVerdict paired_verdict(const std::vector<Outcome>& outcomes, const std::ve
   }
   v.beats = v.mean_diff > v.margin;
   return v;
+}
+
+bool needs_per_point_errors(const Job& job, int seeds, int table1_seeds) noexcept {
+  return (job.group == 0 ? seeds : table1_seeds) == 1;
 }
 
 }  // namespace sparseact::lsh

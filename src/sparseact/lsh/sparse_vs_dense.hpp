@@ -19,6 +19,8 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -34,6 +36,8 @@ namespace sparseact::lsh {
 enum class ModelKind : int { dense = 0, dsm_top_k = 1, random_hash = 2, lsh = 3 };
 /// "dense", "DSM Top-K", "random hash", "LSH".
 const char* to_string(ModelKind kind) noexcept;
+/// The names of the analysis's code table: "dense", "dsm_top_k", "random_hash", "lsh".
+const char* to_code(ModelKind kind) noexcept;
 
 /// One model: K activated units of total width T; for LSH, s = K tables of m = bits bits, T = s·2^m.
 struct ModelSpec {
@@ -52,6 +56,32 @@ struct Dataset {
 /// `reps` repetitions r, each from the streams stream_id(stream_id(stream, r), 0) (training) and 1 (test).
 Dataset make_dataset(const Target& f, int reps, Eigen::Index n_train, Eigen::Index n_test, std::uint64_t seed,
                      std::uint64_t stream);
+
+/// The targets of §5 and App. D, target ti from the stream stream_id(1, ti): the degree-`degree` random
+/// polynomial with Σ|coef| = 1 (App. D.1) and the random hypercube function (§5.1), both on [−1, 1]^d,
+/// then p(Ax) on [−1, 1]^low_d with intrinsic dimension low_k (App. D.2), left out when low_d = 0.
+std::vector<std::unique_ptr<Target>> comparison_targets(Eigen::Index d, int degree, Eigen::Index low_d, Eigen::Index low_k,
+                                                        std::uint64_t seed);
+
+/// The targets' datasets, each made once per process from its own stream (make_dataset with
+/// stream_id(2, ti)) when a job first asks for it: work items on any thread or rank read the same data
+/// and nothing is sent. Thread-safe; a dataset whose making throws is tried again by the next call.
+class DatasetCache {
+ public:
+  DatasetCache(std::vector<std::unique_ptr<Target>> targets, int reps, Eigen::Index n_train, Eigen::Index n_test,
+               std::uint64_t seed);
+  std::size_t size() const noexcept { return targets_.size(); }
+  const Target& target(std::size_t ti) const { return *targets_.at(ti); }
+  const Dataset& dataset(std::size_t ti) const;
+
+ private:
+  std::vector<std::unique_ptr<Target>> targets_;
+  int reps_;
+  Eigen::Index n_train_, n_test_;
+  std::uint64_t seed_;
+  std::unique_ptr<std::mutex[]> locks_;                  // one per target: making one blocks only its users
+  std::unique_ptr<std::unique_ptr<const Dataset>[]> data_;  // null until made
+};
 
 /// How every model is built and trained.
 struct TrainingSetup {
@@ -99,6 +129,12 @@ std::vector<Job> comparison_jobs(int targets, const std::vector<int>& dsm_only, 
                                  const std::vector<int>& widths, const std::vector<int>& bits, int table1_target,
                                  int table1_seeds, const std::vector<int>& table1_units);
 
+/// One job as a work item: train_and_test on its target's cached dataset with its own stream job_stream.
+Outcome run_job(const Job& job, const DatasetCache& data, const TrainingSetup& setup, std::uint64_t seed);
+
+/// A job's readable coordinates, e.g. "group=0,target=poly,model=dsm_top_k,K=8,T=64,bits=0,rep=1".
+std::string job_key(const Job& job, const std::vector<std::string>& target_names);
+
 /// Runs every job, heaviest first, one job per thread (each trains sequentially), through parallel_for:
 /// the outcomes do not depend on the thread count, and an exception of a job comes out of the call.
 /// `done` (optional) is called once per finished job, one call at a time.
@@ -125,5 +161,23 @@ struct PairedVerdict {
 /// Throws std::invalid_argument when either list is empty.
 PairedVerdict paired_verdict(const std::vector<Outcome>& outcomes, const std::vector<std::size_t>& ia,
                              const std::vector<std::size_t>& ib);
+
+/// The trained jobs (outcomes by job index) and the questions the checks and figures ask of them.
+struct ComparisonRuns {
+  std::vector<Job> jobs;
+  std::vector<Outcome> outcomes;
+  std::vector<std::size_t> find(int group, int target, ModelKind kind, int K, int T, int bits) const {
+    return find_jobs(jobs, group, target, kind, K, T, bits);
+  }
+  MseSummary mse(const std::vector<std::size_t>& ids) const { return test_mse_summary(outcomes, ids); }
+  PairedVerdict beats(const std::vector<std::size_t>& a, const std::vector<std::size_t>& b) const {
+    return paired_verdict(outcomes, a, b);
+  }
+};
+
+/// Whether a verdict will read the job's per-point squared errors: only with one repetition in its
+/// group (S = 1; group 0 has `seeds`, group 1 `table1_seeds`). Otherwise a work item need not send them
+/// (2^14 doubles a job at --scale paper).
+bool needs_per_point_errors(const Job& job, int seeds, int table1_seeds) noexcept;
 
 }  // namespace sparseact::lsh
