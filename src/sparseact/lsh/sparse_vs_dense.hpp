@@ -111,7 +111,8 @@ struct Job {
   int group = 0;   ///< 0: the sweep over K, 1: Table 1
   ModelSpec model;
   bool least_squares_reference = false;
-  /// A rough relative cost, for scheduling the heaviest jobs first.
+  /// A rough relative cost, for scheduling the heaviest jobs first: T + 4K (dense, DSM, random hash),
+  /// K·(m + 4) (LSH: s = K tables of m hyperplanes).
   double cost() const;
 };
 
