@@ -9,7 +9,7 @@
 namespace sparseact::flatness {
 namespace {
 
-using app::Record;
+
 
 // Every double field of BlockStats, by name (zeroth_bias, a bool, travels separately).
 const std::pair<const char*, double BlockStats::*> kBlockFields[] = {

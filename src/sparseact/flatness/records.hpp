@@ -8,12 +8,12 @@
 // Layout: under a key prefix, one array per field over all entries in order (ragged lists carry
 // a ".sizes" array), e.g. "log.steps", "log.blocks.sizes", "log.blocks.flat_fraction".
 //
-//   app::Record r;  put_sparsity_log(r, "log", log);            // in the item
+//   Record r;  put_sparsity_log(r, "log", log);            // in the item
 //   const SparsityLog back = get_sparsity_log(records[k], "log");  // in the reduction
 #include <string>
 #include <vector>
 
-#include <sparseact/app/sweep.hpp>
+#include <sparseact/core/record.hpp>
 #include <sparseact/flatness/checkpoint.hpp>
 #include <sparseact/flatness/layer_stats.hpp>
 #include <sparseact/flatness/sparsity_log.hpp>
@@ -21,15 +21,15 @@
 namespace sparseact::flatness {
 
 /// rows[i][l]: every field of BlockStats (zeroth_bias as 0/1), rows of any lengths.
-void put_blocks(app::Record& record, const std::string& key, const std::vector<std::vector<BlockStats>>& rows);
-std::vector<std::vector<BlockStats>> get_blocks(const app::Record& record, const std::string& key);
+void put_blocks(Record& record, const std::string& key, const std::vector<std::vector<BlockStats>>& rows);
+std::vector<std::vector<BlockStats>> get_blocks(const Record& record, const std::string& key);
 
-void put_sparsity_log(app::Record& record, const std::string& key, const SparsityLog& log);
-SparsityLog get_sparsity_log(const app::Record& record, const std::string& key);
+void put_sparsity_log(Record& record, const std::string& key, const SparsityLog& log);
+SparsityLog get_sparsity_log(const Record& record, const std::string& key);
 
 /// Everything of each checkpoint except stats.batch_gradient (θ-sized, no analysis reads it
 /// after measure_checkpoint): it comes back empty.
-void put_checkpoints(app::Record& record, const std::string& key, const std::vector<Checkpoint>& checkpoints);
-std::vector<Checkpoint> get_checkpoints(const app::Record& record, const std::string& key);
+void put_checkpoints(Record& record, const std::string& key, const std::vector<Checkpoint>& checkpoints);
+std::vector<Checkpoint> get_checkpoints(const Record& record, const std::string& key);
 
 }  // namespace sparseact::flatness

@@ -7,13 +7,13 @@
 // Fields: "test_mse", "train_mse", "ls_test_mse", "ls_train_mse" (NaN without the least-squares
 // reference), "test_history" (per epoch) and, only when asked, "sq_err" (per test point: the S = 1
 // verdict's spread, see needs_per_point_errors).
-#include <sparseact/app/sweep.hpp>
+#include <sparseact/core/record.hpp>
 #include <sparseact/lsh/sparse_vs_dense.hpp>
 
 namespace sparseact::lsh {
 
-app::Record outcome_record(const Outcome& outcome, bool with_sq_err);
+Record outcome_record(const Outcome& outcome, bool with_sq_err);
 /// sq_err comes back empty when the record has none. Throws std::out_of_range naming a missing field.
-Outcome outcome_from_record(const app::Record& record);
+Outcome outcome_from_record(const Record& record);
 
 }  // namespace sparseact::lsh
