@@ -1,6 +1,7 @@
 // Records, grids, checkpoints and .sweep folders (sweep.hpp); the runner is in sweep_runner.cpp.
 #include <sparseact/app/sweep.hpp>
 #include <sparseact/app/sweep_files.hpp>
+#include <sparseact/core/byte_io.hpp>
 
 #include <bit>
 #include <cstring>
@@ -16,33 +17,8 @@ namespace sparseact::app {
 
 namespace fs = std::filesystem;
 
-namespace {
-// The item files' framing (the records inside are core/record's bytes).
-template <class T>
-void put(std::string& out, T v) {
-  char b[sizeof(T)];
-  std::memcpy(b, &v, sizeof(T));
-  out.append(b, sizeof(T));
-}
-struct Reader {
-  std::string_view in;
-  std::size_t pos = 0;
-  template <class T>
-  T get() {
-    if (in.size() - pos < sizeof(T)) throw std::runtime_error("item file: truncated");
-    T v;
-    std::memcpy(&v, in.data() + pos, sizeof(T));
-    pos += sizeof(T);
-    return v;
-  }
-  std::string_view take(std::uint64_t n) {
-    if (in.size() - pos < n) throw std::runtime_error("item file: truncated");
-    std::string_view s = in.substr(pos, n);
-    pos += n;
-    return s;
-  }
-};
-}  // namespace
+using byte_io::put;
+using Reader = byte_io::Reader;
 
 // --- Grid ----------------------------------------------------------------------------------------
 
@@ -132,7 +108,7 @@ std::optional<std::string> read_item(const fs::path& path, std::size_t index) {
   ss << f.rdbuf();
   const std::string file = ss.str();
   try {
-    Reader r{file};
+    Reader r{file, "item file"};
     if (r.take(sizeof kMagic) != std::string_view(kMagic, sizeof kMagic)) return std::nullopt;
     if (r.get<std::uint64_t>() != index) return std::nullopt;
     const auto n = r.get<std::uint64_t>();

@@ -33,6 +33,7 @@
 #include <sparseact/app/cluster.hpp>
 #include <sparseact/app/sweep_files.hpp>
 #include <sparseact/core/blas_threads.hpp>
+#include <sparseact/core/byte_io.hpp>
 #include <sparseact/core/errors.hpp>
 #include <sparseact/core/progress.hpp>
 #include <sparseact/core/rng.hpp>
@@ -66,20 +67,7 @@ struct Outcome {
   std::string bytes;
 };
 
-template <class T>
-void put(std::string& out, T v) {
-  char b[sizeof(T)];
-  std::memcpy(b, &v, sizeof(T));
-  out.append(b, sizeof(T));
-}
-template <class T>
-T get(const std::string& in, std::size_t& pos) {
-  if (in.size() - pos < sizeof(T)) throw std::runtime_error("sweep: truncated message");
-  T v;
-  std::memcpy(&v, in.data() + pos, sizeof(T));
-  pos += sizeof(T);
-  return v;
-}
+using byte_io::put;
 
 std::string pack(const std::vector<Outcome>& outcomes) {
   std::string m;
@@ -95,16 +83,13 @@ std::string pack(const std::vector<Outcome>& outcomes) {
 }
 
 std::vector<Outcome> unpack(const std::string& m) {
-  std::size_t pos = 0;
-  std::vector<Outcome> out(get<std::uint64_t>(m, pos));
+  byte_io::Reader r{m, "sweep message"};
+  std::vector<Outcome> out(r.get<std::uint64_t>());
   for (Outcome& o : out) {
-    o.index = get<std::uint64_t>(m, pos);
-    o.seconds = get<double>(m, pos);
-    o.status = get<std::uint8_t>(m, pos);
-    const auto n = get<std::uint64_t>(m, pos);
-    if (m.size() - pos < n) throw std::runtime_error("sweep: truncated message");
-    o.bytes = m.substr(pos, n);
-    pos += n;
+    o.index = r.get<std::uint64_t>();
+    o.seconds = r.get<double>();
+    o.status = r.get<std::uint8_t>();
+    o.bytes = std::string(r.take(r.get<std::uint64_t>()));
   }
   return out;
 }
@@ -115,9 +100,9 @@ std::string pack_indices(const std::vector<std::size_t>& v) {
   return m;
 }
 std::vector<std::size_t> unpack_indices(const std::string& m) {
+  byte_io::Reader r{m, "sweep message"};
   std::vector<std::size_t> v(m.size() / 8);
-  std::size_t pos = 0;
-  for (auto& i : v) i = get<std::uint64_t>(m, pos);
+  for (auto& i : v) i = r.get<std::uint64_t>();
   return v;
 }
 

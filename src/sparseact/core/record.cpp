@@ -1,5 +1,6 @@
 // Record and its serialisation (core/record.hpp).
 #include <sparseact/core/record.hpp>
+#include <sparseact/core/byte_io.hpp>
 
 #include <bit>
 #include <cstdint>
@@ -53,32 +54,8 @@ bool Record::operator==(const Record& other) const {
 // --- Serialisation: u32 field count; per field u32 key length, key, u8 kind, then
 // kind 0: u64 bits | kind 1: u64 length, bytes | kind 2: u64 count, count × u64 bits.
 
-namespace {
-template <class T>
-void put(std::string& out, T v) {
-  char b[sizeof(T)];
-  std::memcpy(b, &v, sizeof(T));
-  out.append(b, sizeof(T));
-}
-struct Reader {
-  std::string_view in;
-  std::size_t pos = 0;
-  template <class T>
-  T get() {
-    if (in.size() - pos < sizeof(T)) throw std::runtime_error("record: truncated");
-    T v;
-    std::memcpy(&v, in.data() + pos, sizeof(T));
-    pos += sizeof(T);
-    return v;
-  }
-  std::string_view take(std::uint64_t n) {
-    if (in.size() - pos < n) throw std::runtime_error("record: truncated");
-    std::string_view s = in.substr(pos, n);
-    pos += n;
-    return s;
-  }
-};
-}  // namespace
+using byte_io::put;
+using Reader = byte_io::Reader;
 
 std::string serialize(const Record& record) {
   std::string out;
@@ -104,7 +81,7 @@ std::string serialize(const Record& record) {
 }
 
 Record deserialize(std::string_view bytes) {
-  Reader r{bytes};
+  Reader r{bytes, "record"};
   Record record;
   const auto count = r.get<std::uint32_t>();
   for (std::uint32_t f = 0; f < count; ++f) {
