@@ -60,6 +60,11 @@ const OwnCase kOwnBadInput[] = {
     {"spectral_training", "--c nan"},
     {"thm7_bounds", "--tau nan"},
     {"thm7_bounds", "--wd nan"},
+    {"comet_overlap", "--pk 0,0.5"},
+    {"comet_overlap", "--pk 1.5"},
+    {"comet_overlap", "--width 1"},
+    {"comet_overlap", "--activation gelu"},
+    {"comet_overlap", "--inputs /nonexistent/pairs.npy"},
 };
 
 const AnalysisUnderTest& find(const std::string& name) {

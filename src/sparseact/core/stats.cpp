@@ -14,6 +14,8 @@
 #include <boost/math/statistics/univariate_statistics.hpp>
 #include <fmt/format.h>
 
+#include <sparseact/core/rng.hpp>
+
 namespace sparseact::stats {
 namespace {
 
@@ -133,6 +135,41 @@ double interquartile_range(std::vector<double> sample) {
   // Boost needs three values; below that the whole range is the honest spread.
   if (sample.size() < 3) return std::abs(sample.back() - sample.front());
   return boost::math::statistics::interquartile_range(sample);
+}
+
+// --- Resampling ------------------------------------------------------------------------------------
+
+double quantile(std::vector<double> sample, double q) {
+  if (sample.empty()) throw std::invalid_argument("quantile: empty sample");
+  if (!(q >= 0 && q <= 1)) throw std::invalid_argument("quantile: the level must lie in [0, 1]");
+  for (double x : sample)
+    if (std::isnan(x)) throw std::invalid_argument("quantile: NaN in the sample");
+  // Type 7: h = (n − 1) q, x_⌊h⌋ + (h − ⌊h⌋)(x_⌊h⌋+1 − x_⌊h⌋) on the order statistics.
+  const double h = (double(sample.size()) - 1) * q;
+  const auto lo = static_cast<std::size_t>(std::floor(h));
+  std::nth_element(sample.begin(), sample.begin() + lo, sample.end());
+  const double x_lo = sample[lo];
+  if (lo + 1 >= sample.size()) return x_lo;
+  const double x_hi = *std::min_element(sample.begin() + lo + 1, sample.end());
+  return x_lo + (h - double(lo)) * (x_hi - x_lo);
+}
+
+Interval bootstrap_interval(std::size_t n, const std::function<double(const std::vector<std::size_t>&)>& statistic,
+                            int resamples, std::uint64_t seed, std::uint64_t stream, double alpha) {
+  if (n == 0) throw std::invalid_argument("bootstrap_interval: no observations");
+  if (resamples < 2) throw std::invalid_argument("bootstrap_interval: need at least two resamples");
+  if (!(alpha > 0 && alpha < 1)) throw std::invalid_argument("bootstrap_interval: α must lie in (0, 1)");
+  Rng rng(seed, stream);
+  std::vector<std::size_t> idx(n);
+  std::vector<double> values;
+  values.reserve(static_cast<std::size_t>(resamples));
+  for (int b = 0; b < resamples; ++b) {
+    for (auto& i : idx) i = static_cast<std::size_t>(rng.below(n));
+    const double v = statistic(idx);
+    if (!std::isnan(v)) values.push_back(v);
+  }
+  if (values.size() < 2) throw std::invalid_argument("bootstrap_interval: fewer than two resamples gave a value");
+  return {quantile(values, alpha / 2), quantile(std::move(values), 1 - alpha / 2)};
 }
 
 // --- Binomial intervals -------------------------------------------------------------------------------

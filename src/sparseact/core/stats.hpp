@@ -11,8 +11,10 @@
 //   intervals      Wilson score and Clopper–Pearson (exact) for a binomial proportion
 //   tests          paired t-test (one- or two-sided), Spearman's ρ with its t-approximation test
 //   fits           y = a + b x and log y = a + b log x by least squares, with standard errors
+//   resampling     sample quantiles (type 7) and the percentile bootstrap interval of a statistic
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace sparseact::stats {
@@ -158,5 +160,22 @@ double median(std::vector<double> sample);
 /// The interquartile range Q₃ − Q₁ (Boost's definition: medians of the lower and upper halves);
 /// for one or two values, the whole range max − min.
 double interquartile_range(std::vector<double> sample);
+
+
+// --- Resampling -------------------------------------------------------------------------------------
+
+/// The sample quantile at level q ∈ [0, 1], interpolating linearly between order statistics
+/// (Hyndman & Fan's type 7, numpy.quantile's default). Throws std::invalid_argument for an empty
+/// sample, a NaN in it, or q outside [0, 1].
+double quantile(std::vector<double> sample, double q);
+
+/// The percentile bootstrap (Efron) of a statistic of n paired observations: `resamples` times, draw
+/// n indices from 0 … n−1 with replacement (Rng(seed, stream)), evaluate `statistic` on them, and
+/// return the (α/2, 1 − α/2) sample quantiles of those values. The caller's statistic reads its own
+/// data through the indices, so several samples measured on the same units resample together.
+/// Statistics that come out NaN (a resample without the cases it needs) are dropped; throws
+/// std::invalid_argument when n = 0, resamples < 2, or fewer than two values remain.
+Interval bootstrap_interval(std::size_t n, const std::function<double(const std::vector<std::size_t>&)>& statistic,
+                            int resamples, std::uint64_t seed, std::uint64_t stream = 0, double alpha = 0.05);
 
 }  // namespace sparseact::stats

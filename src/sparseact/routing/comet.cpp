@@ -39,4 +39,20 @@ std::vector<Eigen::MatrixXd> comet_masks(const CometRouter& router, const Eigen:
   return masks;
 }
 
+std::vector<Eigen::MatrixXd> comet_masks(const CometRouter& router, const Eigen::MatrixXd& X0, const std::vector<double>& column_pk) {
+  if (X0.rows() != router.widths.front()) throw std::invalid_argument("comet_masks: inputs have the wrong dimension");
+  if (column_pk.size() != std::size_t(X0.cols())) throw std::invalid_argument("comet_masks: need one p_k per input column");
+  std::vector<Eigen::MatrixXd> masks;
+  Eigen::MatrixXd z = X0;
+  for (std::size_t l = 0; l < router.V.size(); ++l) {
+    const Eigen::MatrixXd c = router.V[l] * z;  // (4)
+    Eigen::MatrixXd m(c.rows(), c.cols());
+    for (Eigen::Index j = 0; j < c.cols(); ++j)  // (5), each column at its own k
+      m.col(j) = kwta(c.col(j), active_units(column_pk[std::size_t(j)], router.widths[l + 1]), router.rule);
+    z = m.cwiseProduct(c);  // (6)
+    masks.push_back(std::move(m));
+  }
+  return masks;
+}
+
 }  // namespace sparseact::routing

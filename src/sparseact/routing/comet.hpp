@@ -33,4 +33,9 @@ CometRouter make_comet_router(const std::vector<int>& widths, double p_k, std::u
 /// m_1 … m_{L−1} for every column of X0 (N_0 × M inputs): N_ℓ × M 0/1 matrices.
 std::vector<Eigen::MatrixXd> comet_masks(const CometRouter& router, const Eigen::MatrixXd& X0);
 
+/// The same routing weights at another sparsity per column: column j keeps k_ℓ = max(1, round(p_j N_ℓ))
+/// units (router.k is ignored). One product V_ℓ Z per layer serves every p_k, so a sweep over p_k with
+/// "the same weights for all p_k" (§5.1.1) costs one routing pass. `column_pk` has X0.cols() entries.
+std::vector<Eigen::MatrixXd> comet_masks(const CometRouter& router, const Eigen::MatrixXd& X0, const std::vector<double>& column_pk);
+
 }  // namespace sparseact::routing

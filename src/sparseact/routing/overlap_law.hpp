@@ -15,6 +15,8 @@
 // O(0) = p_k, O(1) = 1, and at p_k = 1/2 O(ρ) = 1 − arccos(ρ)/π.
 #include <vector>
 
+#include <sparseact/nn/plain_mlp.hpp>
+
 namespace sparseact::routing {
 
 /// P(Z > t, Z′ > t) for a standard bivariate normal pair with correlation ρ ∈ [−1, 1].
@@ -39,5 +41,25 @@ struct LayerLaw {
   double overlap = 0, routing_cos = 0, act_cos = 0;
 };
 std::vector<LayerLaw> comet_law(double input_cos, double p_k, int hidden_layers);
+
+/// The law for a whole COMET MLP of widths N_0 … N_L without biases, backbone f ∈ {ReLU, identity}
+/// (κ_f(ρ) = κ₁(ρ) or ρ, κ̇_f = κ₀ or 1, e_f = E f′(a)² / … = 1/2 or 1). Each hidden layer uses its own kept
+/// fraction q_ℓ = k_ℓ/N_ℓ, k_ℓ = max(1, round(p_k N_ℓ)), for the threshold t_ℓ = Φ⁻¹(1 − q_ℓ).
+///
+///   per layer       O_ℓ = O(ρ_{ℓ−1}; q_ℓ),  cos x_ℓ = O_ℓ κ_f(cos x_{ℓ−1})
+///   norms           E‖x_ℓ‖² = ‖x_{ℓ−1}‖² k_ℓ e_f / (3 N_{ℓ−1})   (Var W = 1/(3N_{ℓ−1}); ≈ p_k N_ℓ/(6N_{ℓ−1}) for ReLU)
+///   concatenated    mask cos = Σ k_ℓ O_ℓ / Σ k_ℓ,   act cos = Σ ‖x_ℓ‖² cos x_ℓ / Σ ‖x_ℓ‖²   (input norms cancel)
+///   NTK block ℓ     cos x_{ℓ−1} · Π_{j=ℓ}^{L−1} O_j κ̇_f(cos x_{j−1})    (the W_ℓ block of eq. (11), trace-normalised)
+///   signals         E‖S_j‖²_F = E‖S_{j+1}‖²_F k_j e_f / (3 N_j),  ‖S_L‖² = N_L
+///   NTK trace cos   Σ_ℓ ‖x_{ℓ−1}‖² ‖S_ℓ‖² block_ℓ / Σ_ℓ ‖x_{ℓ−1}‖² ‖S_ℓ‖²
+/// Throws std::invalid_argument for tanh (no closed-form κ), fewer than two layers or p_k ∉ (0, 1].
+struct NetworkLaw {
+  std::vector<LayerLaw> layers;  ///< hidden layers ℓ = 1 … L−1
+  std::vector<int> k;            ///< k_ℓ
+  double mask_cos = 0, act_cos = 0;
+  std::vector<double> ntk_block_cos;  ///< ℓ = 1 … L
+  double ntk_cos = 0;
+};
+NetworkLaw comet_network_law(double input_cos, double p_k, const std::vector<int>& widths, nn::PlainActivation f);
 
 }  // namespace sparseact::routing

@@ -1,0 +1,91 @@
+// comet_overlap — paper 002 §5.1.1, Figure 2: COMET's fixed random router sends similar inputs to
+// overlapping masks (2a), and the masked backbone maps them to similar activations, more sharply
+// the sparser the masks (2b). Beside the paper's plots, the large-width law of routing/overlap_law
+// predicts every per-layer overlap and cosine and the concatenated ones.
+//
+// Setting (§5.1.1): 500 pairs of length-100 inputs, entries N(μ, 25) with μ uniform on {0..100} per
+// input; 10 fresh COMET nets per pair (router and backbone: 10 hidden layers of 512), the same
+// weights for every p_k; per pair the cosines averaged over its nets. ReLU backbone without biases
+// (ERRATA 002). The output layer is unused here (width 1).
+#include <fmt/format.h>
+
+#include "comet_pairs.hpp"
+
+using namespace sparseact;
+using namespace sparseact::app;
+using namespace sparseact::routing;
+using namespace comet_pairs;
+
+int main(int argc, char** argv) {
+  Analysis analysis({.name = "comet_overlap",
+                     .paper = "002",
+                     .claims = {"§5.1.1", "Figure 2a", "Figure 2b"},
+                     .description = "Mask and activation similarity of input pairs under COMET routing, against a large-width law "
+                                    "(paper 002 §5.1.1, Figure 2); work items at --scale paper: 500, one per pair",
+                     .default_scale = Scale::paper});
+  // Parameters (§5.1.1): quick is 100 pairs, 3 nets, 4 × 128.
+  PairFlags flags;
+  flags.add(analysis, "0.05,0.1,0.25,0.5,0.75,1", 100, 500, 3, 10, 4, 10, 128, 512);
+
+  return analysis.run(argc, argv, [&](Analysis& a) {
+    auto& r = a.result;
+    // --- Run: one work item per pair ---------------------------------------------------------------
+    const PairStudy study = run_pairs(a, flags, /*with_ntk=*/false);
+
+    // --- Checks --------------------------------------------------------------------------------------
+    // (a) Figure 2a: the mask cosine rises with the input cosine for every p_k < 1.
+    std::vector<Point> rising;
+    json spearman = json::object();
+    for (std::size_t p = 0; p < study.pks.size(); ++p) {
+      if (study.pks[p] >= 1) continue;
+      const stats::Spearman s = stats::spearman(study.input_cos(), study.measured(Quantity::mask_cos, p), stats::Alternative::greater);
+      rising.push_back({fmt::format("p_k = {:g} (ρ_S = {:.3f})", study.pks[p], s.rho), s.p_value, 0.01});
+      spearman[fmt::format("{:g}", study.pks[p])] = {{"rho", s.rho}, {"p_value", s.p_value}};
+    }
+    if (!rising.empty())
+      for_all(a, {.id = "fig2a_mask_similarity", .claim = "§5.1.1, Figure 2a",
+                  .statement = "similar inputs get similar masks: Spearman's ρ(input cosine, concatenated mask cosine) > 0 at p < 0.01 (one-sided), every p_k < 1",
+                  .note = flags.setting() + ". measured: the test's p-value per p_k.",
+                  .detail = {{"spearman", spearman}}},
+              Relation::less, rising, "p_k values");
+
+    // (b) Figure 2b: sharper when sparser.
+    sharper_checks(a, study, Quantity::act_cos, "fig2b_sharper", "§5.1.1, Figure 2b", "act_cos", flags.resamples);
+
+    // (c) The large-width law, per layer and concatenated, within the interval widened by max(0.01, 1/k_ℓ).
+    const auto overlap_rows = compare_with_law(study, Quantity::mask_cos, Quantity::overlap, 0.01, 1.0);
+    const auto act_rows = compare_with_law(study, Quantity::act_cos, Quantity::act_layer, 0.01, 1.0);
+    if (study.has_law()) {
+      law_check(a, overlap_rows, "law_overlap",
+                "mean mask overlap per layer = O(ρ_{ℓ−1}) = 1 − 2T(t, √((1−ρ)/(1+ρ)))/p_k, concatenated = Σ k_ℓ O_ℓ / Σ k_ℓ; "
+                "within the 95% interval of measured − predicted widened by max(0.01, 1/k_ℓ)");
+      law_check(a, act_rows, "law_act_cos",
+                "mean activation cosine per layer = O_ℓ κ_f(cos x_{ℓ−1}), concatenated weighted by the predicted squared norms "
+                "(× k_ℓ e_f/(3N_{ℓ−1}) per layer); within the 95% interval widened by max(0.01, 1/k_ℓ)");
+    } else {
+      r.data["law"] = "not compared: the law has no closed form for tanh";
+    }
+
+    r.data["spearman"] = spearman;
+    r.data["nu"] = narrowness_json(study, Quantity::act_cos);
+    r.data["undefined_cosines"] = study.undefined();
+    r.data["setting"] = flags.setting();
+    a.add_table(pairs_table(study, {{"mask_cos", Quantity::mask_cos}, {"act_cos", Quantity::act_cos}}));
+    Table layers{"layers", {"pk", "layer", "width", "k", "overlap", "overlap_pred", "act_cos", "act_cos_pred"}, {}};
+    for (std::size_t i = 0; i < overlap_rows.size(); ++i)
+      if (overlap_rows[i].layer > 0)
+        layers.add_row({overlap_rows[i].p_k, double(overlap_rows[i].layer), double(flags.width), double(overlap_rows[i].k),
+                        overlap_rows[i].measured_mean, overlap_rows[i].predicted_mean, act_rows[i].measured_mean, act_rows[i].predicted_mean});
+    a.add_table(std::move(layers));
+
+    // --- Figures: Figure 2a, 2b, and the law per layer ------------------------------------------------
+    a.add_figure(scatter_figure(study, Quantity::mask_cos, "comet_overlap_fig2a", "Figure 2a: mask similarity vs input similarity",
+                                "concatenated mask cosine"));
+    a.add_figure(scatter_figure(study, Quantity::act_cos, "comet_overlap_fig2b", "Figure 2b: activation similarity vs input similarity",
+                                "concatenated activation cosine"));
+    if (study.has_law()) {
+      a.add_figure(law_figure(overlap_rows, "comet_overlap_law_overlap", "Mask overlap per layer", "mask overlap O_ℓ"));
+      a.add_figure(law_figure(act_rows, "comet_overlap_law_act", "Activation cosine per layer", "cos(x_ℓ, x′_ℓ)"));
+    }
+  });
+}
