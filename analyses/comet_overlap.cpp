@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
               Relation::less, rising, "p_k values");
 
     // (b) Figure 2b: sharper when sparser.
-    sharper_checks(a, study, Quantity::act_cos, "fig2b_sharper", "§5.1.1, Figure 2b", "act_cos", flags.resamples);
+    sharper_checks(a, study, Quantity::act_cos, "fig2b_sharper", "§5.1.1, Figure 2b", "act_cos", flags.resamples, {{0.1, 1.0}, {0.5, 1.0}});
 
     // (c) The large-width law, per layer and concatenated, within the interval widened by max(0.01, 1/k_ℓ).
     const auto overlap_rows = compare_with_law(study, Quantity::mask_cos, Quantity::overlap, 0.01, 1.0);

@@ -60,6 +60,8 @@ const OwnCase kOwnBadInput[] = {
     {"spectral_training", "--c nan"},
     {"thm7_bounds", "--tau nan"},
     {"thm7_bounds", "--wd nan"},
+    {"comet_ntk", "--pk 0.5,nan"},
+    {"comet_ntk", "--gram-inputs 1"},
     {"comet_overlap", "--pk 0,0.5"},
     {"comet_overlap", "--pk 1.5"},
     {"comet_overlap", "--width 1"},

@@ -1,12 +1,17 @@
-// Paper 002 §5.1.1's pair measurements (routing/similarity, routing/pair_study) against direct
+// Paper 002 §5.1.1's pair measurements and NTK (routing/ntk: the Khatri–Rao Gram against J Jᵀ, eqs. (9), (11)) (routing/similarity, routing/pair_study) against direct
 // computation, the whole-network law against simulation at width 4096, and the resampling statistics
 // they use against numpy's definitions.
 #include <catch2/catch.hpp>
 
 #include <cmath>
 
+#include <Eigen/Eigenvalues>
+
+#include <sparseact/core/estimators/top_eigenvalues.hpp>
+#include <sparseact/core/ops/apply.hpp>
 #include <sparseact/core/rng.hpp>
 #include <sparseact/core/stats.hpp>
+#include <sparseact/routing/ntk.hpp>
 #include <sparseact/routing/overlap_law.hpp>
 #include <sparseact/routing/pair_study.hpp>
 #include <sparseact/routing/similarity.hpp>
@@ -198,4 +203,57 @@ TEST_CASE("The network law's limits: p_k = 1, identity f, identical inputs", "[r
   CHECK(same.act_cos == Approx(1.0).epsilon(1e-12));
   CHECK(same.ntk_cos == Approx(1.0).epsilon(1e-12));
   CHECK_THROWS_AS(comet_network_law(0.5, 0.5, w, nn::PlainActivation::tanh), std::invalid_argument);
+}
+
+TEST_CASE("The Khatri–Rao NTK Gram equals J Jᵀ from explicit Jacobians; Lanczos on it equals the dense spectrum", "[routing][ntk][ops]") {
+  for (const bool biases : {false, true}) {
+    CAPTURE(biases);
+    const nn::PlainMlp net{{6, 9, 7, 3}, nn::PlainActivation::tanh, biases};
+    const Eigen::VectorXd theta = nn::init_plain_mlp(net, 3, 4);
+    const CometRouter router = make_comet_router(net.widths, 0.5, 3, 5);
+    Rng rng(8, 1);
+    Eigen::MatrixXd X(6, 5);
+    for (auto& v : X.reshaped()) v = rng.normal();
+    const std::vector<Eigen::MatrixXd> masks = comet_masks(router, X);
+    const ops::KhatriRaoGramOp K = ntk_gram(net, theta, X, masks);
+    const nn::PlainForward fwd = nn::plain_forward(net, theta, X, masks);
+    Eigen::MatrixXd J(5 * 3, nn::parameter_count(net));
+    for (Eigen::Index i = 0; i < 5; ++i) J.middleRows(i * 3, 3) = nn::plain_jacobian(net, theta, fwd, i, masks);
+    const Eigen::MatrixXd direct = J * J.transpose();
+    const Eigen::MatrixXd dense = K.dense();
+    CHECK((dense - direct).norm() <= 1e-12 * direct.norm());
+    CHECK(K.trace() == Approx(direct.trace()).epsilon(1e-12));
+    Eigen::MatrixXd V(15, 4), Y;
+    for (auto& v : V.reshaped()) v = rng.normal();
+    ops::apply(K, V, Y);
+    CHECK((Y - direct * V).norm() <= 1e-12 * (direct * V).norm());
+    const Eigen::VectorXd ev = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(direct).eigenvalues().reverse();
+    const estimators::TopEigen top = estimators::top_eigenvalues(K, 3);
+    for (int i = 0; i < 3; ++i) CHECK(top.values(i) == Approx(ev(i)).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("Eq. (11) with x_{ℓ−1} is exact, the printed a_{ℓ−1} is not; eq. (9) is first order", "[routing][ntk]") {
+  const nn::PlainMlp net{{5, 8, 8, 8, 2}, nn::PlainActivation::relu, false};
+  const Eigen::VectorXd theta = nn::init_plain_mlp(net, 1, 2);
+  const CometRouter router = make_comet_router(net.widths, 0.5, 1, 3);
+  const Eigen::MatrixXd X = paper002_pair_inputs(1, 5, 6);
+  const std::vector<Eigen::MatrixXd> masks = comet_masks(router, X);
+  const Eq11Errors e = eq11_errors(net, theta, nn::plain_forward(net, theta, X, masks), 0, 1, masks);
+  for (double err : e.with_x) CHECK(err <= 1e-13);
+  CHECK(e.printed[0] <= 1e-13);  // ℓ = 1: a_0 is read as x_0
+  double worst = 0;
+  for (std::size_t l = 1; l < e.printed.size(); ++l) worst = std::max(worst, e.printed[l]);
+  CHECK(worst > 1e-3);
+  // A smooth net (tanh): the error of eq. (9) falls tenfold with α, and never kinks.
+  const nn::PlainMlp smooth{{5, 8, 8, 2}, nn::PlainActivation::tanh, true};
+  const Eigen::VectorXd th = nn::init_plain_mlp(smooth, 4, 2);
+  const CometRouter r2 = make_comet_router(smooth.widths, 0.5, 4, 3);
+  const Eigen::Vector2d y(0.3, -1.0);
+  const std::vector<Eq9Step> st = eq9_steps(smooth, th, X, comet_masks(r2, X), y, {1e-2, 1e-3, 1e-4});
+  for (std::size_t i = 0; i + 1 < st.size(); ++i) {
+    CHECK_FALSE(st[i].kink);
+    CHECK(st[i].relative_error / st[i + 1].relative_error == Approx(10).epsilon(0.2));
+  }
+  CHECK(st.back().relative_error < 1e-2);
 }
