@@ -62,6 +62,8 @@ const OwnCase kOwnBadInput[] = {
     {"thm7_bounds", "--wd nan"},
     {"comet_ntk", "--pk 0.5,nan"},
     {"comet_ntk", "--gram-inputs 1"},
+    {"comet_utilization", "--images 70000"},
+    {"comet_utilization", "--preprocess whiten"},
     {"comet_overlap", "--pk 0,0.5"},
     {"comet_overlap", "--pk 1.5"},
     {"comet_overlap", "--width 1"},

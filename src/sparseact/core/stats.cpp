@@ -240,6 +240,30 @@ TTest paired_t_test(const std::vector<double>& x, const std::vector<double>& y, 
   return r;
 }
 
+TTest welch_t_test(const std::vector<double>& x, const std::vector<double>& y, Alternative alternative) {
+  if (x.size() < 2 || y.size() < 2) throw std::invalid_argument("welch_t_test: each sample needs at least two values");
+  RunningMean mx, my;
+  for (double v : x) mx.push(v);
+  for (double v : y) my.push(v);
+  const double vx = mx.variance() / double(x.size()), vy = my.variance() / double(y.size());
+  TTest r;
+  r.n = x.size() + y.size();
+  r.mean_difference = mx.mean() - my.mean();
+  r.std_error = std::sqrt(vx + vy);
+  if (r.std_error == 0) {
+    r.t = r.mean_difference > 0 ? std::numeric_limits<double>::infinity() : r.mean_difference < 0 ? -std::numeric_limits<double>::infinity() : 0.0;
+    r.df = double(r.n) - 2;
+    if (r.mean_difference == 0) return r;
+    r.p_value = t_p_value(r.t, r.df, alternative);
+    return r;
+  }
+  r.t = r.mean_difference / r.std_error;
+  // Welch–Satterthwaite: (v_x + v_y)² / (v_x²/(n_x − 1) + v_y²/(n_y − 1)).
+  r.df = (vx + vy) * (vx + vy) / (vx * vx / double(x.size() - 1) + vy * vy / double(y.size() - 1));
+  r.p_value = t_p_value(r.t, r.df, alternative);
+  return r;
+}
+
 namespace {
 
 /// Ranks 1..n with ties given the average of the ranks they span (scipy's rankdata 'average').

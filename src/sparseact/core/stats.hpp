@@ -112,6 +112,11 @@ struct TTest {
 TTest paired_t_test(const std::vector<double>& x, const std::vector<double>& y,
                     Alternative alternative = Alternative::two_sided);
 
+/// Welch's two-sample t-test of mean(x) − mean(y) (unequal variances; Welch–Satterthwaite degrees of
+/// freedom), scipy's ttest_ind(x, y, equal_var=False). Each sample needs ≥ 2 values; when both variances
+/// are 0 the sign of the difference decides, as in paired_t_test. `n` is x's size plus y's.
+TTest welch_t_test(const std::vector<double>& x, const std::vector<double>& y, Alternative alternative = Alternative::two_sided);
+
 struct Spearman {
   double rho = 0.0;      ///< Pearson correlation of the ranks (ties get average ranks)
   double t = 0.0;        ///< ρ √((n − 2)/(1 − ρ²))

@@ -1,0 +1,154 @@
+// comet_utilization — paper 002 §5.1.2, Figure 3: COMET's fixed router leaves almost no neuron dead.
+// The paper routes CIFAR-10 through 1000 random 4-layer COMET MLPs (N_ℓ ~ U(100, 1000), 1 − p_k ~
+// U(0.05, 1)) and finds 7.6e-4 % of neurons never kept, fewer than 2 % of the nets with any, mostly the
+// sparsest; and that neurons idle on one data set wake on another (CIFAR-100).
+//
+// Here Fashion-MNIST stands in for CIFAR-10 and its classes 5–9 for the unseen data set. The masks
+// depend on the router alone, so only the router runs. Preprocessing is unstated in the paper and
+// matters (--preprocess): per-pixel z-scores from the training split by default.
+#include <fmt/format.h>
+
+#include <sparseact/app/analysis.hpp>
+#include <sparseact/app/checks.hpp>
+#include <sparseact/core/stats.hpp>
+#include <sparseact/nn/data.hpp>
+#include <sparseact/nn/idx.hpp>
+#include <sparseact/routing/utilization.hpp>
+
+using namespace sparseact;
+using namespace sparseact::app;
+using namespace sparseact::routing;
+
+namespace {
+double mean(const std::vector<double>& v) {
+  stats::RunningMean m;
+  for (double x : v) m.push(x);
+  return m.mean();
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  Analysis analysis({.name = "comet_utilization",
+                     .paper = "002",
+                     .claims = {"§5.1.2", "Figure 3"},
+                     .description = "Dead neurons under COMET's fixed routing over Fashion-MNIST (paper 002 §5.1.2, Figure 3); "
+                                    "work items: one per random net plus the two Figure 3 nets (52 by default, 1002 at --scale paper)"});
+  auto& app = analysis.app();
+  // Parameters (§5.1.2). --nets/--images 0: by scale (quick 20 × the first 2000 test images; default, no
+  // --scale: 50 × the 60000 training images; paper: 1000 × 60000).
+  int nets = 0, images = 0, width_lo = 100, width_hi = 1000, hidden = 3;
+  double sparsity_lo = 0.05, sparsity_hi = 1.0;
+  std::string preprocessing = "standardize", tie_rule = "strict";
+  app.add_option("--nets", nets, "random COMET nets (0: by scale)")->check(CLI::Range(0, 1000000))->capture_default_str();
+  app.add_option("--images", images, "images routed (0: by scale)")->check(CLI::Range(0, 60000))->capture_default_str();
+  app.add_option("--preprocess", preprocessing, "pixels: per-pixel z-score, centred, or raw [0, 1]")
+      ->check(CLI::IsMember({"standardize", "center", "raw"}))->capture_default_str();
+  app.add_option("--tie-rule", tie_rule, "k-WTA ties")->check(CLI::IsMember({"strict", "inclusive", "exact"}))->capture_default_str();
+
+  return analysis.run(argc, argv, [&](Analysis& a) {
+    auto& r = a.result;
+    const bool explicit_scale = a.app().get_option("--scale")->count() > 0;
+    const bool quick = explicit_scale && a.common.scale == Scale::quick;
+    if (nets == 0) nets = quick ? 20 : (explicit_scale ? 1000 : 50);
+    const std::string split = quick ? "test" : "train";
+    if (images == 0) images = quick ? 2000 : 60000;
+    const nn::FashionMnist train = nn::load_fashion_mnist("train");
+    nn::FashionMnist data = split == "train" ? train : nn::load_fashion_mnist("test");
+    if (images > data.images.cols()) throw InputError(fmt::format("--images {}: the {} split holds {}", images, split, data.images.cols()));
+    Eigen::MatrixXd X = data.images.leftCols(images);
+    preprocess(X, train.images, parse_preprocess(preprocessing));
+    const std::vector<int> labels(data.labels.begin(), data.labels.begin() + images);
+    std::vector<long> class_sizes(10, 0);
+    for (int c : labels) ++class_sizes[std::size_t(c)];
+    const TieRule rule = parse_tie_rule(tie_rule);
+
+    // --- Run: one item per random net, then Figure 3's two nets (N = 500, p_k = 0.5 and 0.05) ---------
+    const auto figure_net = [&](std::size_t i) { return RandomNetDraw{{784, 500, 500, 500}, i == 0 ? 0.5 : 0.05}; };
+    const std::vector<Record> records = a.sweep({
+        .label = "nets", .count = std::size_t(nets) + 2,
+        .key = [&](std::size_t i) { return i < std::size_t(nets) ? fmt::format("net={}", i) : fmt::format("figure3={}", i - nets); },
+        .cost = [&](std::size_t i) {
+          const RandomNetDraw d = i < std::size_t(nets) ? draw_random_net(784, hidden, width_lo, width_hi, sparsity_lo, sparsity_hi, a.common.seed, i)
+                                                        : figure_net(i - nets);
+          double c = 0;
+          for (std::size_t l = 1; l < d.widths.size(); ++l) c += double(d.widths[l]) * d.widths[l - 1];
+          return c;
+        },
+        .item = [&](std::size_t i) {
+          const bool fig = i >= std::size_t(nets);
+          const RandomNetDraw d = fig ? figure_net(i - nets) : draw_random_net(784, hidden, width_lo, width_hi, sparsity_lo, sparsity_hi, a.common.seed, i);
+          const KeepCounts counts = keep_counts(random_net_router(d, a.common.seed, i, rule), d.p_k, X, labels, 10);
+          return to_record(summarize(counts, class_sizes, 5, d.p_k, d.widths), fig);
+        }});
+
+    // --- Checks against the paper's numbers -------------------------------------------------------
+    long neurons = 0, dead = 0, dead_seen = 0, woken = 0, models_dead = 0;
+    std::vector<double> sparsity_dead, sparsity_alive;
+    Table table{"nets", {"net", "w1", "w2", "w3", "pk", "k1", "k2", "k3", "dead", "dead_seen", "woken"}, {}};
+    for (int i = 0; i < nets; ++i) {
+      const Utilization u = utilization_from(records[std::size_t(i)]);
+      neurons += u.neurons, dead += u.dead, dead_seen += u.dead_seen, woken += u.woken, models_dead += u.dead > 0;
+      (u.dead > 0 ? sparsity_dead : sparsity_alive).push_back(1 - u.p_k);
+      table.add_row({double(i), double(u.widths[1]), double(u.widths[2]), double(u.widths[3]), u.p_k, double(u.k[0]), double(u.k[1]), double(u.k[2]),
+                     double(u.dead), double(u.dead_seen), double(u.woken)});
+    }
+    const std::string setting = fmt::format("{} random nets (3 masked layers, N_ℓ uniform on {{{}..{}}}, 1 − p_k ~ U({}, {})) over the first {} "
+                                            "Fashion-MNIST {} images, {} pixels. {}",
+                                            nets, width_lo, width_hi, sparsity_lo, sparsity_hi, images, split, preprocessing, nn::kFashionMnistNote);
+    const stats::Interval dead_ci = stats::clopper_pearson_interval(dead, neurons);
+    at_most(a, {.id = "dead_fraction", .claim = "§5.1.2",
+                .statement = "only 7.6e-4 % of neurons across the ensemble are never kept: the Clopper–Pearson 95% lower end of the dead percentage ≤ 7.6e-4 %",
+                .note = fmt::format("{} of {} neurons dead ({:.3g} %, interval [{:.3g}, {:.3g}] %). {}", dead, neurons, 100.0 * dead / neurons,
+                                    100 * dead_ci.lo, 100 * dead_ci.hi, setting)},
+            100 * dead_ci.lo, 7.6e-4);
+    const stats::Interval models_ci = stats::clopper_pearson_interval(models_dead, nets);
+    at_most(a, {.id = "models_with_dead", .claim = "§5.1.2",
+                .statement = "fewer than 2 % of the models have any dead neuron: the Clopper–Pearson 95% lower end of that percentage ≤ 2 %",
+                .note = fmt::format("{} of {} models ({:.3g} %, interval [{:.3g}, {:.3g}] %).", models_dead, nets, 100.0 * models_dead / nets,
+                                    100 * models_ci.lo, 100 * models_ci.hi)},
+            100 * models_ci.lo, 2.0);
+    if (sparsity_dead.size() >= 2 && sparsity_alive.size() >= 2) {
+      const stats::TTest t = stats::welch_t_test(sparsity_dead, sparsity_alive, stats::Alternative::greater);
+      significant(a, {.id = "dead_vs_sparsity", .claim = "§5.1.2",
+                      .statement = "models with dead neurons are mostly the sparsest: their 1 − p_k is higher (one-sided Welch t-test, 5%)",
+                      .note = fmt::format("mean 1 − p_k {:.3f} ({} models with dead neurons) vs {:.3f} ({} without).", mean(sparsity_dead),
+                                          sparsity_dead.size(), mean(sparsity_alive), sparsity_alive.size())},
+                  t.p_value, 0.05, "Welch t-test, H₁: mean(1 − p_k | dead) > mean(1 − p_k | none dead)");
+    } else {
+      r.data["dead_vs_sparsity"] = fmt::format("not testable: {} models with dead neurons, {} without (need 2 of each)", sparsity_dead.size(), sparsity_alive.size());
+    }
+    if (dead_seen > 0) {
+      const stats::Interval w = stats::clopper_pearson_interval(woken, dead_seen);
+      greater_than(a, {.id = "woken_by_unseen", .claim = "§5.1.2",
+                       .statement = "neurons idle on the seen data are used by unseen data: of neurons never kept by classes 0–4, a fraction > 0 is kept "
+                                    "by classes 5–9 (Clopper–Pearson 95% lower end > 0)",
+                       .note = fmt::format("{} of {} neurons dead on classes 0–4 are kept by classes 5–9 ({:.3g}, interval [{:.3g}, {:.3g}]). "
+                                           "The paper passes CIFAR-100 through CIFAR-10's nets.", woken, dead_seen, double(woken) / dead_seen, w.lo, w.hi)},
+                   w.lo, 0.0);
+    } else {
+      r.data["woken_by_unseen"] = "not testable: no neuron is dead on classes 0–4";
+    }
+    r.data["resolved"] = {{"nets", nets}, {"images", images}, {"split", split}, {"preprocess", preprocessing}};
+    r.data["dead_percent"] = 100.0 * dead / neurons;
+    r.data["models_with_dead_percent"] = 100.0 * models_dead / nets;
+    r.data["neurons"] = neurons;
+    r.data["paper"] = {{"dead_percent", 7.6e-4}, {"models_with_dead_percent_below", 2.0}};
+    a.add_table(std::move(table));
+
+    // --- Figure 3: per-neuron utilisation of the two nets, each layer sorted ---------------------------
+    for (int f = 0; f < 2; ++f) {
+      const Utilization u = utilization_from(records[std::size_t(nets + f)]);
+      plot::Figure fig{.name = fmt::format("comet_utilization_fig3_pk{:g}", u.p_k),
+                       .title = fmt::format("Figure 3: neuron utilisation, 784–500×3, p_k = {:g} ({} dead)", u.p_k, u.dead),
+                       .xlabel = "neuron (sorted by utilisation)", .ylabel = "fraction of images that keep it"};
+      for (std::size_t l = 0; l < u.fraction.size(); ++l) {
+        std::vector<double> y = u.fraction[l], x(y.size());
+        std::sort(y.begin(), y.end(), std::greater<>());
+        for (std::size_t i = 0; i < x.size(); ++i) x[i] = double(i);
+        fig.series.push_back({.x = x, .y = y, .label = fmt::format("layer {}", l + 1)});
+      }
+      fig.lines.push_back({.at = u.p_k, .vertical = false, .label = "p_k"});
+      a.add_figure(std::move(fig));
+    }
+  });
+}

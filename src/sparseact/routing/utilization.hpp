@@ -1,0 +1,60 @@
+#pragma once
+// Expert utilisation under COMET's fixed routing (paper 002 §5.1.2, Figure 3): how often each hidden
+// neuron is kept by the router's masks over a data set, and the "dead" neurons no input keeps. Since the
+// router never trains, a neuron dead at initialisation stays dead; the paper's counts are 7.6e-4 % of
+// neurons over 1000 random 4-layer nets, and fewer than 2 % of the nets with any.
+//
+// The masks depend on the router alone (eqs. (4)–(6)), so the backbone is never run here.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include <sparseact/core/record.hpp>
+#include <sparseact/routing/comet.hpp>
+
+namespace sparseact::routing {
+
+/// §5.1.2's random net: N_ℓ uniform on {lo … hi} for the `hidden` masked layers, 1 − p_k ~ U(lo_s, hi_s),
+/// from Rng(seed, stream_id(kUtilizationStream, net)); the router's weights from the stream after it.
+inline constexpr std::uint64_t kUtilizationStream = 0x002'0512;
+struct RandomNetDraw {
+  std::vector<int> widths;  ///< N_0, N_1 … N_hidden (the masked layers; the unmasked output is irrelevant)
+  double p_k = 1;
+};
+RandomNetDraw draw_random_net(int input_dim, int hidden, int width_lo, int width_hi, double sparsity_lo, double sparsity_hi,
+                              std::uint64_t seed, std::uint64_t net);
+CometRouter random_net_router(const RandomNetDraw& draw, std::uint64_t seed, std::uint64_t net, TieRule rule = TieRule::strict);
+
+/// Per hidden layer, per neuron: how many inputs of each group keep it (group g of input j = group[j]).
+struct KeepCounts {
+  std::vector<Eigen::MatrixXi> counts;  ///< layer ℓ: N_ℓ × groups
+};
+/// Routes the columns of X through the router at p_k, `batch` inputs at a time, and counts the kept units.
+KeepCounts keep_counts(const CometRouter& router, double p_k, const Eigen::MatrixXd& X, const std::vector<int>& group, int groups,
+                       Eigen::Index batch = 2048);
+
+/// One net's utilisation summary: neurons no input keeps (dead), those no input of the "seen" groups
+/// keeps (dead_seen), and of those the ones an "unseen" input keeps (woken).
+struct Utilization {
+  std::vector<int> widths, k;
+  double p_k = 1;
+  long neurons = 0, dead = 0, dead_seen = 0, woken = 0;
+  std::vector<std::vector<double>> fraction;  ///< per layer, per neuron: kept fraction of all inputs
+};
+/// Groups 0 … seen_groups − 1 are "seen", the rest "unseen".
+Utilization summarize(const KeepCounts& c, const std::vector<long>& group_sizes, int seen_groups, double p_k, const std::vector<int>& widths);
+
+Record to_record(const Utilization& u, bool with_fractions);
+Utilization utilization_from(const Record& r);
+
+/// Preprocessing of 784-pixel images (§5.1.2 leaves it unstated): raw [0, 1] pixels, centred by the
+/// training split's per-pixel mean, or standardised per pixel (constant pixels map to 0).
+enum class Preprocess { standardize, center, raw };
+Preprocess parse_preprocess(const std::string& name);
+const char* to_string(Preprocess p) noexcept;
+/// Applies `p` with the statistics of `train` (pixels × images) to X in place.
+void preprocess(Eigen::MatrixXd& X, const Eigen::MatrixXd& train, Preprocess p);
+
+}  // namespace sparseact::routing

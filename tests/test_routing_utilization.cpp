@@ -1,0 +1,80 @@
+// Paper 002 §5.1.2's utilisation counts (routing/utilization) against direct mask loops and hand cases;
+// Welch's t-test against scipy.
+#include <catch2/catch.hpp>
+
+#include <sparseact/core/rng.hpp>
+#include <sparseact/core/stats.hpp>
+#include <sparseact/routing/utilization.hpp>
+
+using namespace sparseact;
+using namespace sparseact::routing;
+
+TEST_CASE("Welch's t-test equals scipy's ttest_ind(equal_var=False)", "[stats]") {
+  const std::vector<double> x{0.9, 0.8, 0.95, 0.7, 0.99}, y{0.5, 0.3, 0.6, 0.2, 0.4, 0.55, 0.1};
+  const stats::TTest g = stats::welch_t_test(x, y, stats::Alternative::greater);
+  CHECK(g.t == Approx(5.557028361749502).epsilon(1e-12));
+  CHECK(g.p_value == Approx(0.00012416604296668353).epsilon(1e-8));
+  CHECK(stats::welch_t_test(x, y).p_value == Approx(0.00024833208593336706).epsilon(1e-8));
+  CHECK(stats::welch_t_test(y, x, stats::Alternative::greater).p_value > 0.99);
+  CHECK_THROWS_AS(stats::welch_t_test({1.0}, y), std::invalid_argument);
+}
+
+TEST_CASE("Keep counts equal a direct loop over every image's masks", "[routing][utilization]") {
+  const RandomNetDraw d = draw_random_net(12, 3, 5, 9, 0.05, 1.0, 3, 4);
+  REQUIRE(d.widths.size() == 4);
+  for (std::size_t l = 1; l < 4; ++l) CHECK((d.widths[l] >= 5 && d.widths[l] <= 9));
+  CHECK((d.p_k > 0 && d.p_k <= 0.95));
+  const CometRouter router = random_net_router(d, 3, 4);
+  Rng rng(2, 2);
+  Eigen::MatrixXd X(12, 37);
+  for (auto& v : X.reshaped()) v = rng.normal();
+  std::vector<int> group(37);
+  for (int j = 0; j < 37; ++j) group[std::size_t(j)] = j % 3;
+  const KeepCounts c = keep_counts(router, d.p_k, X, group, 3, /*batch=*/8);
+  const std::vector<Eigen::MatrixXd> masks = comet_masks(router, X, std::vector<double>(37, d.p_k));
+  for (std::size_t l = 0; l < 3; ++l)
+    for (Eigen::Index i = 0; i < masks[l].rows(); ++i)
+      for (int g = 0; g < 3; ++g) {
+        int n = 0;
+        for (int j = 0; j < 37; ++j) n += group[std::size_t(j)] == g && masks[l](i, j) == 1.0;
+        CHECK(c.counts[l](i, g) == n);
+      }
+}
+
+TEST_CASE("Utilisation summary counts dead, dead-on-seen and woken neurons", "[routing][utilization]") {
+  KeepCounts c;
+  Eigen::MatrixXi m(4, 2);  // groups: seen 0, unseen 1
+  m << 3, 1,   // used by both
+      0, 0,    // dead
+      0, 2,    // dead on seen, woken by unseen
+      5, 0;    // used by seen only
+  c.counts.push_back(m);
+  const Utilization u = summarize(c, {5, 2}, 1, 0.5, {3, 4});
+  CHECK(u.neurons == 4);
+  CHECK(u.dead == 1);
+  CHECK(u.dead_seen == 2);
+  CHECK(u.woken == 1);
+  CHECK(u.fraction[0][0] == Approx(4.0 / 7));
+  const Utilization back = utilization_from(to_record(u, true));
+  CHECK(back.fraction == u.fraction);
+  CHECK(back.dead_seen == 2);
+}
+
+TEST_CASE("Per-pixel preprocessing uses the training split's statistics", "[routing][utilization]") {
+  Eigen::MatrixXd train(3, 4);
+  train << 0, 1, 2, 3,  //
+      5, 5, 5, 5,       // a constant pixel
+      1, 0, 1, 0;
+  Eigen::MatrixXd X = train;
+  preprocess(X, train, Preprocess::standardize);
+  CHECK(X.row(0).mean() == Approx(0).margin(1e-15));
+  CHECK(X.row(0).squaredNorm() / 4 == Approx(1).epsilon(1e-14));
+  CHECK(X.row(1).isZero());
+  Eigen::MatrixXd Y = train;
+  preprocess(Y, train, Preprocess::center);
+  CHECK(Y(2, 0) == Approx(0.5));
+  Eigen::MatrixXd Z = train;
+  preprocess(Z, train, Preprocess::raw);
+  CHECK(Z == train);
+  CHECK_THROWS_AS(parse_preprocess("whiten"), std::invalid_argument);
+}
