@@ -81,6 +81,7 @@ BatchStream::BatchStream(const Dataset& data, Eigen::Index batch_size, std::uint
   pos_ = data.x.cols();  // forces a shuffle on the first call
   batch_.x.resize(data.x.rows(), b_);
   if (!data.labels.empty()) batch_.labels.resize(static_cast<std::size_t>(b_));
+  batch_.index.resize(static_cast<std::size_t>(b_));
   if (data.y.size() != 0) batch_.y.resize(data.y.rows(), b_);
 }
 
@@ -97,6 +98,7 @@ const Batch& BatchStream::next() {
     batch_.x.col(j) = data_->x.col(i);
     if (labels) batch_.labels[static_cast<std::size_t>(j)] = data_->labels[static_cast<std::size_t>(i)];
     if (targets) batch_.y.col(j) = data_->y.col(i);
+    batch_.index[static_cast<std::size_t>(j)] = i;
   }
   pos_ += b_;
   return batch_;
@@ -110,6 +112,7 @@ Batch make_batch(const Dataset& data, Eigen::Index first, Eigen::Index count) {
   b.x = data.x.middleCols(first, count);
   if (!data.labels.empty()) b.labels.assign(data.labels.begin() + first, data.labels.begin() + first + count);
   if (data.y.size() != 0) b.y = data.y.middleCols(first, count);
+  for (Eigen::Index i = first; i < first + count; ++i) b.index.push_back(i);
   return b;
 }
 

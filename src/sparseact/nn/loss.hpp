@@ -21,6 +21,7 @@ struct Batch {
   Eigen::MatrixXd x;
   std::vector<int> labels;
   Eigen::MatrixXd y;
+  std::vector<Eigen::Index> index;  ///< each sample's position in its data set (per-example masks read it), or empty
   Eigen::Index size() const { return x.cols(); }
 };
 

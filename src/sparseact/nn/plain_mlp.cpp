@@ -67,11 +67,20 @@ Eigen::VectorXd init_plain_mlp(const PlainMlp& net, std::uint64_t seed, std::uin
 
 PlainForward plain_forward(const PlainMlp& net, const Eigen::VectorXd& theta, const Eigen::MatrixXd& X0,
                            const std::vector<Eigen::MatrixXd>& masks) {
+  if (!masks.empty() && masks.size() != net.widths.size() - 2) throw std::invalid_argument("plain_forward: need one mask per hidden layer");
+  std::vector<Eigen::MatrixXd> used;
+  return plain_forward(
+      net, theta, X0, [&](std::size_t l, const Eigen::MatrixXd&, const Eigen::MatrixXd&) { return masks.empty() ? Eigen::MatrixXd() : masks[l - 1]; },
+      used);
+}
+
+PlainForward plain_forward(const PlainMlp& net, const Eigen::VectorXd& theta, const Eigen::MatrixXd& X0, const MaskRule& rule,
+                           std::vector<Eigen::MatrixXd>& masks) {
   check_net(net);
   const std::size_t L = net.widths.size() - 1;
   if (theta.size() != parameter_count(net)) throw std::invalid_argument("plain_forward: θ has the wrong size");
   if (X0.rows() != net.widths[0]) throw std::invalid_argument("plain_forward: inputs have the wrong dimension");
-  if (!masks.empty() && masks.size() != L - 1) throw std::invalid_argument("plain_forward: need one mask per hidden layer");
+  masks.clear();
   PlainForward out;
   out.x.push_back(X0);
   Eigen::Index at = 0;
@@ -86,13 +95,15 @@ PlainForward plain_forward(const PlainMlp& net, const Eigen::VectorXd& theta, co
     out.a.push_back(a);
     if (l == L) break;  // the output a_L is not masked
     Eigen::MatrixXd x = act(net.f, a);  // (2)
-    if (!masks.empty()) {
-      const Eigen::MatrixXd& m = masks[l - 1];
+    Eigen::MatrixXd m = rule(l, out.a.back(), out.x.back());
+    if (m.size() > 0) {
       if (m.rows() != x.rows() || m.cols() != x.cols()) throw std::invalid_argument("plain_forward: a mask has the wrong shape");
       x = x.cwiseProduct(m);  // (8)
+      masks.push_back(std::move(m));
     }
     out.x.push_back(std::move(x));
   }
+  if (!masks.empty() && masks.size() != L - 1) throw std::invalid_argument("plain_forward: a mask rule must mask every hidden layer or none");
   return out;
 }
 

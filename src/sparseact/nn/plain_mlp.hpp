@@ -9,6 +9,7 @@
 // (COMET routing, Top-k, dropout, …) computes them, and gradients treat them as fixed.
 // Unlike nn/mlp (paper 001's LayerNorm-ed blocks), no normalisation.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,15 @@ struct PlainForward {
 /// std::invalid_argument on shapes that do not fit.
 PlainForward plain_forward(const PlainMlp& net, const Eigen::VectorXd& theta, const Eigen::MatrixXd& X0,
                            const std::vector<Eigen::MatrixXd>& masks = {});
+
+/// A mask policy decides m_ℓ during the pass, from layer ℓ's pre-activation a_ℓ and input x_{ℓ−1} (N_ℓ × M
+/// and N_{ℓ−1} × M): Top-k reads a_ℓ, a layer-wise router reads x_{ℓ−1}, others ignore both. It returns
+/// m_ℓ (entries may be scales, as inverted dropout's 1/p), or an empty matrix for no mask.
+using MaskRule = std::function<Eigen::MatrixXd(std::size_t l, const Eigen::MatrixXd& a_l, const Eigen::MatrixXd& x_prev)>;
+/// The forward pass with masks decided layer by layer; `masks` receives m_1 … m_{L−1} (empty when the
+/// rule returned no masks), ready for plain_gradient.
+PlainForward plain_forward(const PlainMlp& net, const Eigen::VectorXd& theta, const Eigen::MatrixXd& X0, const MaskRule& rule,
+                           std::vector<Eigen::MatrixXd>& masks);
 
 /// ∂/∂θ of Σ ⟨G, a_L⟩ (G = ∂loss/∂a_L, N_L × M), masks held constant: exact backpropagation.
 Eigen::VectorXd plain_gradient(const PlainMlp& net, const Eigen::VectorXd& theta, const PlainForward& fwd,

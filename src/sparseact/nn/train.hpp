@@ -15,12 +15,16 @@
 //   F  = model.forward(θ, x)          F ∈ R^{d_out×B} for inputs x (columns), by value or by reference;
 //                                     the model keeps what its backward pass needs
 //   model.backward(θ, G, g)           g = (∂F/∂θ)ᵀ G for the last forward's input, resized to θ's size
+// A model whose forward pass needs more than x (per-example masks read batch.index) may offer
+//   F  = model.forward(θ, batch)      instead, and the loop calls that.
 // (nn::MlpModel below adapts nn::Mlp). The iterates depend only on (θ_0, the stream's seed and stream
 // id, the optimizer and the schedule): nothing in the loop is random or threaded.
 #include <cmath>
 #include <functional>
 #include <limits>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 #include <Eigen/Core>
 
@@ -32,6 +36,14 @@
 #include <sparseact/nn/optim.hpp>
 
 namespace sparseact::nn {
+
+/// True when Model has forward(θ, const Batch&).
+template <class Model, class = void>
+struct forward_takes_batch : std::false_type {};
+template <class Model>
+struct forward_takes_batch<Model, std::void_t<decltype(std::declval<Model&>().forward(std::declval<const Eigen::VectorXd&>(),
+                                                                                        std::declval<const Batch&>()))>>
+    : std::true_type {};
 
 /// What a step's callback sees, before the optimizer moves θ.
 struct TrainStep {
@@ -93,8 +105,11 @@ double train(Model& model, Eigen::VectorXd& theta, Optimizer& optimizer, const L
   for (long t = 0; t < options.steps; ++t) {
     const Batch& batch = stream.next();
     if (t == 0 && on_log) on_log(0, batch);
-    const auto& F = model.forward(theta, batch.x);
-    L = loss_value(options.loss, F, batch, &dF);
+    if constexpr (forward_takes_batch<Model>::value) {
+      L = loss_value(options.loss, model.forward(theta, batch), batch, &dF);
+    } else {
+      L = loss_value(options.loss, model.forward(theta, batch.x), batch, &dF);
+    }
     model.backward(theta, dF, grad);
     const double lr = schedule(t);
     if (on_step) on_step(TrainStep{t, batch, L, grad, theta, lr});

@@ -1,0 +1,182 @@
+// comet_train — paper 002 §5.2.1, Figure 4 and Appendix A.1–A.2 in miniature: 4-layer MLPs trained on
+// image classification with COMET's fixed routing, its layer-wise variant and the baselines (standard,
+// smaller, dropout, Top-k, Bernoulli per example, example-tied dropout, L1), SGD, several seeds.
+// The paper's findings we check: COMET beats the standard MLP when the model is large and moderately
+// sparse, loses when it is small and very sparse; a smaller dense model matches the standard one at
+// large width; COMET beats the per-example random masks (§2).
+//
+// Fashion-MNIST stands in for CIFAR-10. Default: widths {100, 500} × 1 − p_k ∈ {0.5, 0.9}, 3 seeds,
+// 5 epochs on the first 10000 training images (about ten minutes on 2 cores); --scale paper is A.1
+// (widths 100–3000, 1 − p_k 0.1/0.5/0.9, lr 1e-4, 100 epochs; A.2 with --lr 1e-3).
+#include <fmt/format.h>
+
+#include <sparseact/app/analysis.hpp>
+#include <sparseact/app/checks.hpp>
+#include <sparseact/core/stats.hpp>
+#include <sparseact/nn/data.hpp>
+#include <sparseact/routing/mask_policy.hpp>
+
+using namespace sparseact;
+using namespace sparseact::app;
+using namespace sparseact::routing;
+
+namespace {
+
+struct RunKey {
+  Policy model;
+  int width;
+  double sparsity;  ///< 1 − p_k; 0 for the standard model
+  int seed;
+};
+
+/// mean(x − y) and its paired 95% Student-t interval.
+stats::Interval paired_interval(const std::vector<double>& x, const std::vector<double>& y, double* mean) {
+  const stats::TTest t = stats::paired_t_test(x, y);
+  const double half = stats::student_t_quantile(0.975, t.df) * t.std_error;
+  *mean = t.mean_difference;
+  return {t.mean_difference - half, t.mean_difference + half};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Analysis analysis({.name = "comet_train",
+                     .paper = "002",
+                     .claims = {"§5.2.1", "Figure 4", "Appendix A.1"},
+                     .description = "COMET vs standard, smaller, dropout, Top-k, Bernoulli, example-tied and L1 MLPs on Fashion-MNIST "
+                                    "(paper 002 §5.2.1, Figure 4 in miniature); one work item per training run"});
+  auto& app = analysis.app();
+  // Parameters (by scale when not given: quick / default / paper).
+  std::string widths_text, sparsity_text, models_text;
+  int seeds = 3, epochs = 0, train_n = 0, test_n = 0, batch = 64;
+  double lr = 0, tied_fraction = 0.4, l1 = 1e-4;
+  app.add_option("--widths", widths_text, "hidden widths N (3 hidden layers each) [default 100,500; quick 32,64; paper 100,500,1000,2000,3000]");
+  app.add_option("--sparsity", sparsity_text, "1 − p_k values [default 0.5,0.9; paper 0.1,0.5,0.9]");
+  app.add_option("--models", models_text, "comma list of standard, smaller, dropout, topk, comet, layerwise, bernoulli, example_tied, l1 [all]");
+  app.add_option("--seeds", seeds, "replicates")->check(CLI::Range(2, 1000))->capture_default_str();
+  app.add_option("--epochs", epochs, "epochs [default 5; quick 2; paper 100]")->check(CLI::Range(0, 100000));
+  app.add_option("--train", train_n, "training images [default 10000; quick 1000; paper 60000]")->check(CLI::Range(0, 60000));
+  app.add_option("--test", test_n, "test images [default 2000; quick 500; paper 10000]")->check(CLI::Range(0, 10000));
+  app.add_option("--batch", batch, "batch size")->check(CLI::Range(1, 60000))->capture_default_str();
+  app.add_option("--lr", lr, "SGD learning rate [default 0.05; paper 1e-4 (A.1), 1e-3 for A.2]")->check(CLI::PositiveNumber);
+  app.add_option("--tied-fraction", tied_fraction, "example-tied dropout: always-on units")->check(CLI::Range(0.0, 1.0))->capture_default_str();
+  app.add_option("--l1", l1, "λ of the L1 baseline")->check(CLI::Range(0.0, 1.0))->capture_default_str();
+
+  return analysis.run(argc, argv, [&](Analysis& a) {
+    auto& r = a.result;
+    const bool explicit_scale = a.app().get_option("--scale")->count() > 0;
+    const int level = explicit_scale ? (a.common.scale == Scale::quick ? 0 : 2) : 1;  // quick, default, paper
+    const auto pick = [&](auto v, auto q, auto d, auto p) { return v != decltype(v){} ? v : (level == 0 ? q : level == 1 ? d : p); };
+    widths_text = pick(widths_text, std::string("32,64"), std::string("100,500"), std::string("100,500,1000,2000,3000"));
+    sparsity_text = pick(sparsity_text, std::string("0.5,0.9"), std::string("0.5,0.9"), std::string("0.1,0.5,0.9"));
+    epochs = pick(epochs, 2, 5, 100), train_n = pick(train_n, 1000, 10000, 60000), test_n = pick(test_n, 500, 2000, 10000);
+    lr = pick(lr, 0.05, 0.05, 1e-4);
+    const std::vector<double> widths = parse_number_list("--widths", widths_text, 2, 100000, true);
+    const std::vector<double> sparsities = parse_number_list("--sparsity", sparsity_text, 0, 0.999999);
+    std::vector<Policy> models;
+    if (models_text.empty()) models = all_policies();
+    else
+      for (const std::string& m : CLI::detail::split(models_text, ','))
+        try { models.push_back(parse_policy(m)); } catch (const std::invalid_argument& e) { throw InputError(std::string("--models: ") + e.what()); }
+    const nn::Dataset train = nn::fashion_mnist("train", train_n, 1), test = nn::fashion_mnist("test", test_n, 1);
+
+    // --- Run: one work item per (model, width, sparsity, seed); the standard model once per width ---
+    std::vector<RunKey> runs;
+    for (double w : widths)
+      for (int s = 0; s < seeds; ++s)
+        for (Policy m : models) {
+          if (m == Policy::standard) { runs.push_back({m, int(w), 0.0, s}); continue; }
+          for (double sp : sparsities) runs.push_back({m, int(w), sp, s});
+        }
+    const auto config = [&](const RunKey& k) {
+      return TrainRunConfig{.widths = {784, k.width, k.width, k.width, 10},
+                            .policy = {.policy = k.model, .p_k = 1 - k.sparsity, .tied_fraction = tied_fraction, .l1 = l1},
+                            .epochs = epochs, .batch = batch, .lr = lr, .seed = a.common.seed, .replicate = std::uint64_t(k.seed)};
+    };
+    const std::vector<Record> records = a.sweep({
+        .label = "training runs", .count = runs.size(),
+        .key = [&](std::size_t i) { return fmt::format("model={} width={} sparsity={:g} seed={}", to_string(runs[i].model), runs[i].width, runs[i].sparsity, runs[i].seed); },
+        .cost = [&](std::size_t i) { return double(runs[i].width) * (784 + 2.0 * runs[i].width) * (runs[i].model == Policy::smaller ? 1 - runs[i].sparsity : 1.0); },
+        .item = [&](std::size_t i) {
+          const TrainRun t = train_masked(config(runs[i]), train, test);
+          return Record().set("test_acc", t.test_acc).set("train_loss", t.train_loss).set("test_acc_all_on", t.test_acc_all_on);
+        }});
+
+    // --- Tables: curves, and final accuracies by (model, width, sparsity) over seeds -------------------
+    Table curves{"curves", {"model", "width", "sparsity", "seed", "epoch", "test_acc", "train_loss", "test_acc_all_on"}, {}};
+    const auto final_acc = [&](Policy m, int w, double sp) {
+      std::vector<double> v;
+      for (std::size_t i = 0; i < runs.size(); ++i)
+        if (runs[i].model == m && runs[i].width == w && (m == Policy::standard || runs[i].sparsity == sp) && !records[i].arr("test_acc").empty())
+          v.push_back(records[i].arr("test_acc").back());
+      return v;
+    };
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      const auto& acc = records[i].arr("test_acc");
+      const auto& loss = records[i].arr("train_loss");
+      const auto& all_on = records[i].arr("test_acc_all_on");
+      for (std::size_t e = 0; e < acc.size(); ++e)
+        curves.add_row({double(runs[i].model), double(runs[i].width), runs[i].sparsity, double(runs[i].seed), double(e + 1), acc[e], loss[e],
+                        all_on.empty() ? std::nan("") : all_on[e]});
+    }
+
+    // --- Checks (final accuracy, seed means, paired 95% t-intervals) ------------------------------------
+    const int wmax = int(widths.back()), wmin = int(widths.front());
+    const auto has = [&](Policy m) { return std::find(models.begin(), models.end(), m) != models.end(); };
+    const auto has_sp = [&](double sp) { return std::find(sparsities.begin(), sparsities.end(), sp) != sparsities.end(); };
+    const auto compare = [&](const std::string& id, Policy better, Policy worse, int w, double sp, const std::string& statement) {
+      if (!has(better) || !has(worse) || !has_sp(sp) || epochs == 0) return;
+      double mean = 0;
+      const stats::Interval ci = paired_interval(final_acc(better, w, sp), final_acc(worse, w, sp), &mean);
+      greater_than(a, {.id = id, .claim = "§5.2.1, Figure 4", .statement = statement,
+                       .note = fmt::format("width {}, 1 − p_k = {:g}: {} − {} = {:+.4f}, paired 95% interval [{:+.4f}, {:+.4f}] over {} seeds; measured is its lower end.",
+                                           w, sp, to_string(better), to_string(worse), mean, ci.lo, ci.hi, seeds)},
+                   ci.lo, 0.0);
+    };
+    compare("comet_beats_standard_large", Policy::comet, Policy::standard, wmax, 0.5, "large model, 1 − p_k = 0.5: COMET's test accuracy > the standard MLP's");
+    compare("standard_beats_comet_small", Policy::standard, Policy::comet, wmin, 0.9, "small model (width 100), 1 − p_k = 0.9: the standard MLP's test accuracy > COMET's");
+    compare("comet_beats_bernoulli", Policy::comet, Policy::bernoulli, wmax, 0.5, "COMET > Bernoulli masks fixed per example (§2: input-dependent beats random routing)");
+    compare("comet_beats_example_tied", Policy::comet, Policy::example_tied, wmax, 0.5, "COMET > example-tied dropout (§2)");
+    if (has(Policy::smaller) && has(Policy::standard) && has_sp(0.5) && epochs > 0) {
+      double mean = 0;
+      const stats::Interval ci = paired_interval(final_acc(Policy::smaller, wmax, 0.5), final_acc(Policy::standard, wmax, 0.5), &mean);
+      interval_contains(a, {.id = "smaller_matches_standard", .claim = "§5.2.1, Figure 4",
+                            .statement = "at the largest width a smaller dense model (round(p_k N) units, 1 − p_k = 0.5) matches the standard one: 0 in the paired 95% interval",
+                            .note = fmt::format("width {}: smaller − standard = {:+.4f}.", wmax, mean)},
+                        ci.lo, ci.hi, 0.0);
+    }
+    json finals = json::array();
+    for (double w : widths)
+      for (Policy m : models)
+        for (double sp : m == Policy::standard ? std::vector<double>{0.0} : sparsities) {
+          const std::vector<double> f = final_acc(m, int(w), sp);
+          stats::RunningMean mean;
+          for (double v : f) mean.push(v);
+          finals.push_back({{"model", to_string(m)}, {"width", w}, {"sparsity", sp}, {"final_test_acc_mean", mean.mean()}, {"seeds", f.size()}});
+        }
+    json codes = json::object();
+    for (Policy m : all_policies()) codes[std::to_string(int(m))] = to_string(m);
+    r.data["final_accuracy"] = finals;
+    r.data["model_codes"] = codes;
+    r.data["setting"] = fmt::format("4-layer ReLU MLPs 784–N×3–10 with biases, SGD lr {:g}, batch {}, {} epochs, {} training / {} test images, {} seeds; "
+                                    "example-tied fraction {:g}, L1 λ {:g} on weights. {}",
+                                    lr, batch, epochs, train_n, test_n, seeds, tied_fraction, l1, nn::kFashionMnistNote);
+    a.add_table(std::move(curves));
+
+    // --- Figure 4 in miniature: final test accuracy against width, per model, one figure per sparsity ---
+    for (double sp : sparsities) {
+      plot::Figure fig{.name = fmt::format("comet_train_fig4_sparsity{:g}", sp), .title = fmt::format("Final test accuracy, 1 − p_k = {:g}", sp),
+                       .xlabel = "hidden width N", .ylabel = "test accuracy (mean over seeds)", .logx = true, .legend = "bottom right"};
+      for (Policy m : models) {
+        std::vector<double> x, y;
+        for (double w : widths) {
+          stats::RunningMean mean;
+          for (double v : final_acc(m, int(w), sp)) mean.push(v);
+          if (mean.count() > 0) x.push_back(w), y.push_back(mean.mean());
+        }
+        fig.series.push_back({.x = x, .y = y, .label = to_string(m), .style = plot::Style::linespoints});
+      }
+      a.add_figure(std::move(fig));
+    }
+  });
+}

@@ -1,0 +1,180 @@
+#include <sparseact/routing/mask_policy.hpp>
+
+#include <cmath>
+#include <memory>
+#include <stdexcept>
+
+#include <sparseact/core/rng.hpp>
+#include <sparseact/nn/optim.hpp>
+#include <sparseact/nn/train.hpp>
+
+namespace sparseact::routing {
+
+namespace {
+
+constexpr std::uint64_t kDropout = 2, kTrainExample = 3, kTestExample = 4, kTied = 5, kInit = 6, kOrder = 7;
+
+struct Named {
+  Policy p;
+  const char* name;
+};
+constexpr Named kNames[] = {{Policy::standard, "standard"}, {Policy::smaller, "smaller"},     {Policy::dropout, "dropout"},
+                            {Policy::topk, "topk"},         {Policy::comet, "comet"},         {Policy::layerwise, "layerwise"},
+                            {Policy::bernoulli, "bernoulli"}, {Policy::example_tied, "example_tied"}, {Policy::l1, "l1"}};
+
+/// Bernoulli(p) units of one example, per hidden layer, from its own stream: fixed whatever the batch.
+Eigen::VectorXd example_bits(std::uint64_t seed, std::uint64_t stream, Eigen::Index example, std::size_t layer, int n, double p) {
+  Rng rng(seed, stream_id(stream_id(stream, std::uint64_t(example)), layer));
+  Eigen::VectorXd m(n);
+  for (auto& v : m) v = rng.uniform() < p ? 1.0 : 0.0;
+  return m;
+}
+
+}  // namespace
+
+Policy parse_policy(const std::string& name) {
+  for (const Named& n : kNames)
+    if (name == n.name) return n.p;
+  throw std::invalid_argument("model '" + name + "': use standard, smaller, dropout, topk, comet, layerwise, bernoulli, example_tied or l1");
+}
+
+const char* to_string(Policy p) noexcept {
+  for (const Named& n : kNames)
+    if (p == n.p) return n.name;
+  return "?";
+}
+
+const std::vector<Policy>& all_policies() {
+  static const std::vector<Policy> all = [] {
+    std::vector<Policy> v;
+    for (const Named& n : kNames) v.push_back(n.p);
+    return v;
+  }();
+  return all;
+}
+
+nn::PlainMlp policy_backbone(const std::vector<int>& widths, const PolicyConfig& cfg, nn::PlainActivation f, bool biases) {
+  nn::PlainMlp net{widths, f, biases};
+  if (cfg.policy == Policy::smaller)
+    for (std::size_t l = 1; l + 1 < widths.size(); ++l) net.widths[l] = active_units(cfg.p_k, widths[l]);
+  return net;
+}
+
+MaskedMlp::MaskedMlp(nn::PlainMlp net, PolicyConfig cfg, std::uint64_t seed, std::uint64_t stream)
+    : net_(std::move(net)), cfg_(cfg), seed_(seed), stream_(stream) {
+  if (!(cfg_.p_k > 0 && cfg_.p_k <= 1)) throw std::invalid_argument("MaskedMlp: p_k must lie in (0, 1]");
+  for (std::size_t l = 1; l + 1 < net_.widths.size(); ++l) k_.push_back(active_units(cfg_.p_k, net_.widths[l]));
+  if (cfg_.policy == Policy::comet || cfg_.policy == Policy::layerwise)
+    router_ = make_comet_router(net_.widths, cfg_.p_k, seed, stream_id(stream, 1), cfg_.rule);
+  if (cfg_.policy == Policy::example_tied)
+    for (std::size_t l = 1; l + 1 < net_.widths.size(); ++l) {
+      Rng rng(seed, stream_id(stream_id(stream, kTied), l));  // a fixed random subset of the units
+      Eigen::VectorXd on(net_.widths[l]);
+      for (auto& v : on) v = rng.uniform() < cfg_.tied_fraction ? 1.0 : 0.0;
+      always_on_.push_back(on);
+    }
+}
+
+nn::MaskRule MaskedMlp::rule(const Eigen::MatrixXd& X, const std::vector<Eigen::Index>& index, bool training, TestMasks mode, long step) const {
+  const Eigen::Index M = X.cols();
+  if (mode == TestMasks::all_on && !training) return [](std::size_t, const Eigen::MatrixXd&, const Eigen::MatrixXd&) { return Eigen::MatrixXd(); };
+  switch (cfg_.policy) {
+    case Policy::standard:
+    case Policy::smaller:
+    case Policy::l1: return [](std::size_t, const Eigen::MatrixXd&, const Eigen::MatrixXd&) { return Eigen::MatrixXd(); };
+    case Policy::dropout:
+      return [=, this](std::size_t l, const Eigen::MatrixXd& a, const Eigen::MatrixXd&) {
+        if (!training) return Eigen::MatrixXd();
+        Rng rng(seed_, stream_id(stream_id(stream_id(stream_, kDropout), std::uint64_t(step)), l));
+        Eigen::MatrixXd m(a.rows(), a.cols());
+        for (auto& v : m.reshaped()) v = rng.uniform() < cfg_.p_k ? 1.0 / cfg_.p_k : 0.0;
+        return m;
+      };
+    case Policy::topk:
+      return [this](std::size_t l, const Eigen::MatrixXd& a, const Eigen::MatrixXd&) { return kwta_columns(a, k_[l - 1], cfg_.rule); };
+    case Policy::comet: {
+      const auto masks = std::make_shared<std::vector<Eigen::MatrixXd>>(comet_masks(*router_, X));
+      return [masks](std::size_t l, const Eigen::MatrixXd&, const Eigen::MatrixXd&) { return (*masks)[l - 1]; };
+    }
+    case Policy::layerwise:
+      return [this](std::size_t l, const Eigen::MatrixXd&, const Eigen::MatrixXd& x_prev) {
+        return kwta_columns(router_->V[l - 1] * x_prev, k_[l - 1], cfg_.rule);
+      };
+    case Policy::bernoulli:
+    case Policy::example_tied:
+      return [=, this](std::size_t l, const Eigen::MatrixXd& a, const Eigen::MatrixXd&) {
+        const bool tied = cfg_.policy == Policy::example_tied;
+        if (tied && !training) return Eigen::MatrixXd(always_on_[l - 1].replicate(1, M));  // Maini et al.: generalisation units only
+        Eigen::MatrixXd m(a.rows(), M);
+        const std::uint64_t family = stream_id(stream_, training ? kTrainExample : kTestExample);
+        for (Eigen::Index j = 0; j < M; ++j) {
+          m.col(j) = example_bits(seed_, family, index[std::size_t(j)], l, int(a.rows()), cfg_.p_k);
+          if (tied) m.col(j) = m.col(j).cwiseMax(always_on_[l - 1]);
+        }
+        return m;
+      };
+  }
+  return {};
+}
+
+const Eigen::MatrixXd& MaskedMlp::forward(const Eigen::VectorXd& theta, const nn::Batch& batch) {
+  fwd_ = nn::plain_forward(net_, theta, batch.x, rule(batch.x, batch.index, true, TestMasks::policy, steps_++), masks_);
+  return fwd_.a.back();
+}
+
+void MaskedMlp::backward(const Eigen::VectorXd& theta, const Eigen::MatrixXd& dlogits, Eigen::VectorXd& grad) {
+  grad = nn::plain_gradient(net_, theta, fwd_, dlogits, masks_);
+  if (cfg_.policy != Policy::l1) return;
+  Eigen::Index at = 0;  // λ sign(W) on the weights, not the biases
+  for (std::size_t l = 1; l < net_.widths.size(); ++l) {
+    const Eigen::Index n = Eigen::Index(net_.widths[l]) * net_.widths[l - 1];
+    grad.segment(at, n) += cfg_.l1 * theta.segment(at, n).array().sign().matrix();
+    at += n + (net_.biases ? net_.widths[l] : 0);
+  }
+}
+
+Eigen::MatrixXd MaskedMlp::predict(const Eigen::VectorXd& theta, const Eigen::MatrixXd& X, Eigen::Index first_index, TestMasks mode) const {
+  std::vector<Eigen::Index> index;
+  for (Eigen::Index j = 0; j < X.cols(); ++j) index.push_back(first_index + j);
+  std::vector<Eigen::MatrixXd> masks;
+  return nn::plain_forward(net_, theta, X, rule(X, index, false, mode, 0), masks).a.back();
+}
+
+double MaskedMlp::accuracy(const Eigen::VectorXd& theta, const nn::Dataset& test, TestMasks mode) const {
+  long correct = 0;
+  for (Eigen::Index at = 0; at < test.size(); at += 1000) {
+    const Eigen::Index n = std::min<Eigen::Index>(1000, test.size() - at);
+    const Eigen::MatrixXd out = predict(theta, test.x.middleCols(at, n), at, mode);
+    for (Eigen::Index j = 0; j < n; ++j) {
+      Eigen::Index best = 0;
+      out.col(j).maxCoeff(&best);
+      correct += best == test.labels[std::size_t(at + j)];
+    }
+  }
+  return double(correct) / double(test.size());
+}
+
+TrainRun train_masked(const TrainRunConfig& cfg, const nn::Dataset& train, const nn::Dataset& test) {
+  const nn::PlainMlp net = policy_backbone(cfg.widths, cfg.policy, nn::PlainActivation::relu, /*biases=*/true);
+  // Same-shape models of one (replicate, width) share θ_0, the router's stream and the data order: the
+  // comparisons are paired.
+  const std::uint64_t base = stream_id(stream_id(0x002'0521, cfg.replicate), std::uint64_t(cfg.widths[1]));
+  MaskedMlp model(net, cfg.policy, cfg.seed, base);
+  Eigen::VectorXd theta = nn::init_plain_mlp(net, cfg.seed, stream_id(base, kInit));
+  nn::BatchStream stream(train, cfg.batch, cfg.seed, stream_id(base, kOrder));
+  nn::Sgd sgd;
+  sgd.lr = cfg.lr;
+  const long per_epoch = train.size() / cfg.batch;
+  TrainRun run;
+  for (int e = 0; e < cfg.epochs; ++e) {
+    double sum = 0;
+    nn::train(model, theta, sgd, nn::constant_schedule(cfg.lr), stream, {.steps = per_epoch, .loss = nn::LossKind::cross_entropy},
+              [&](const nn::TrainStep& s) { sum += s.loss; });
+    run.train_loss.push_back(sum / double(per_epoch));
+    run.test_acc.push_back(model.accuracy(theta, test, TestMasks::policy));
+    if (cfg.policy.policy == Policy::bernoulli) run.test_acc_all_on.push_back(model.accuracy(theta, test, TestMasks::all_on));
+  }
+  return run;
+}
+
+}  // namespace sparseact::routing

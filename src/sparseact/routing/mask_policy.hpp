@@ -1,0 +1,99 @@
+#pragma once
+// COMET and the baselines of paper 002 §5.2.1 as mask policies on one plain MLP (eqs. (1)–(2), (8)), a
+// Model for nn/train, and the miniature of Figure 4's training runs.
+//
+//   standard      no masks
+//   smaller       no masks, hidden widths round(p_k N_ℓ)
+//   dropout       m ~ Bernoulli(p_k)/p_k afresh each step (inverted dropout, drop rate 1 − p_k); all on at test
+//   topk          m_ℓ = C_k(a_ℓ) on the backbone's own pre-activations, train and test
+//   comet         m_ℓ from the fixed random router of eqs. (4)–(6), train and test
+//   layerwise     c_ℓ = V_ℓ x_{ℓ−1}: the fixed router reads the backbone's activations, train and test
+//   bernoulli     m ~ Bernoulli(p_k) fixed per training example; at test fixed per test example (another
+//                 stream; the paper leaves it unstated), all-on reported beside
+//   example_tied  Maini et al. (2023): a fixed fraction (tied_fraction, 0.4) of "generalisation" units
+//                 always on, the others Bernoulli(p_k) fixed per training example; at test only the
+//                 generalisation units
+//   l1            no masks, λ‖W‖₁ added to the loss (subgradient λ sign(θ) on the weights; λ = l1)
+//
+// k_ℓ = max(1, round(p_k N_ℓ)) and ties as routing/kwta. MoE baselines are not here yet.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include <sparseact/nn/data.hpp>
+#include <sparseact/nn/loss.hpp>
+#include <sparseact/nn/plain_mlp.hpp>
+#include <sparseact/routing/comet.hpp>
+
+namespace sparseact::routing {
+
+enum class Policy { standard, smaller, dropout, topk, comet, layerwise, bernoulli, example_tied, l1 };
+/// Throws std::invalid_argument naming the choices for an unknown name.
+Policy parse_policy(const std::string& name);
+const char* to_string(Policy p) noexcept;
+const std::vector<Policy>& all_policies();
+
+struct PolicyConfig {
+  Policy policy = Policy::comet;
+  double p_k = 0.5;
+  double tied_fraction = 0.4;  ///< example_tied: always-on units
+  double l1 = 1e-4;            ///< l1: λ
+  TieRule rule = TieRule::strict;
+};
+
+/// The backbone a policy trains: widths N_0, N_1 … N_{L−1}, N_L (smaller: hidden widths round(p_k N_ℓ)).
+nn::PlainMlp policy_backbone(const std::vector<int>& widths, const PolicyConfig& cfg, nn::PlainActivation f, bool biases);
+
+enum class TestMasks { policy, all_on };
+
+/// The masked MLP as an nn/train Model (forward(θ, batch), backward). Random masks come from
+/// Rng(seed, stream_id(stream, …)); the router (comet, layerwise) from stream_id(stream, 1).
+class MaskedMlp {
+ public:
+  MaskedMlp(nn::PlainMlp net, PolicyConfig cfg, std::uint64_t seed, std::uint64_t stream);
+
+  const Eigen::MatrixXd& forward(const Eigen::VectorXd& theta, const nn::Batch& batch);
+  void backward(const Eigen::VectorXd& theta, const Eigen::MatrixXd& dlogits, Eigen::VectorXd& grad);
+
+  /// Outputs a_L for test inputs X (columns first_index, … of the test set: per-example test masks read it).
+  Eigen::MatrixXd predict(const Eigen::VectorXd& theta, const Eigen::MatrixXd& X, Eigen::Index first_index, TestMasks mode) const;
+  /// Accuracy over a labelled set, 1000 inputs at a time.
+  double accuracy(const Eigen::VectorXd& theta, const nn::Dataset& test, TestMasks mode) const;
+
+  const nn::PlainMlp& net() const { return net_; }
+  const PolicyConfig& config() const { return cfg_; }
+
+ private:
+  nn::MaskRule rule(const Eigen::MatrixXd& X, const std::vector<Eigen::Index>& index, bool training, TestMasks mode, long step) const;
+
+  nn::PlainMlp net_;
+  PolicyConfig cfg_;
+  std::uint64_t seed_, stream_;
+  std::optional<CometRouter> router_;
+  std::vector<int> k_;
+  std::vector<Eigen::VectorXd> always_on_;  ///< example_tied: 0/1 per hidden layer
+  nn::PlainForward fwd_;
+  std::vector<Eigen::MatrixXd> masks_;
+  long steps_ = 0;
+};
+
+/// One training run of §5.2.1's miniature: SGD on cross-entropy, test accuracy after every epoch.
+struct TrainRunConfig {
+  std::vector<int> widths;  ///< the standard model's widths
+  PolicyConfig policy;
+  int epochs = 5;
+  Eigen::Index batch = 64;
+  double lr = 0.05;
+  std::uint64_t seed = 1;
+  std::uint64_t replicate = 0;  ///< init, router and data order depend on (seed, replicate, width) only
+};
+struct TrainRun {
+  std::vector<double> test_acc, train_loss;  ///< per epoch 1 … epochs
+  std::vector<double> test_acc_all_on;       ///< bernoulli only: all masks on at test
+};
+TrainRun train_masked(const TrainRunConfig& cfg, const nn::Dataset& train, const nn::Dataset& test);
+
+}  // namespace sparseact::routing

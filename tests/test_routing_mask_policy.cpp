@@ -1,0 +1,110 @@
+// COMET and §5.2.1's baselines as mask policies (routing/mask_policy): gradients against finite
+// differences, the policies' defining properties, and a reproducible training run.
+#include <catch2/catch.hpp>
+
+#include <sparseact/core/rng.hpp>
+#include <sparseact/routing/mask_policy.hpp>
+
+using namespace sparseact;
+using namespace sparseact::routing;
+
+namespace {
+
+nn::Batch make_batch(int n, int d, std::uint64_t seed) {
+  Rng rng(seed, 1);
+  nn::Batch b;
+  b.x.resize(d, n);
+  for (auto& v : b.x.reshaped()) v = rng.normal();
+  for (int i = 0; i < n; ++i) b.index.push_back(10 + i), b.labels.push_back(i % 3);
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("Every deterministic policy's gradient matches finite differences with its masks held", "[routing][mask_policy]") {
+  const std::vector<int> widths{5, 12, 10, 3};
+  const nn::Batch batch = make_batch(4, 5, 3);
+  Rng rng(4, 4);
+  Eigen::MatrixXd G(3, 4);
+  for (auto& v : G.reshaped()) v = rng.normal();
+  for (Policy p : all_policies()) {
+    if (p == Policy::dropout) continue;  // fresh masks every forward: checked below
+    CAPTURE(to_string(p));
+    const PolicyConfig cfg{.policy = p, .p_k = 0.5, .l1 = 0.01};
+    const nn::PlainMlp net = policy_backbone(widths, cfg, nn::PlainActivation::tanh, true);
+    MaskedMlp model(net, cfg, 7, 8);
+    const Eigen::VectorXd theta = nn::init_plain_mlp(net, 7, 9);
+    model.forward(theta, batch);
+    Eigen::VectorXd grad;
+    model.backward(theta, G, grad);
+    const auto objective = [&](const Eigen::VectorXd& th) {
+      MaskedMlp m(net, cfg, 7, 8);
+      double f = (m.forward(th, batch).array() * G.array()).sum();
+      if (p == Policy::l1) {  // λ‖W‖₁ (biases excluded)
+        Eigen::Index at = 0;
+        for (std::size_t l = 1; l < widths.size(); ++l) {
+          const Eigen::Index n = Eigen::Index(net.widths[l]) * net.widths[l - 1];
+          f += cfg.l1 * th.segment(at, n).lpNorm<1>();
+          at += n + net.widths[l];
+        }
+      }
+      return f;
+    };
+    const double h = 1e-6;
+    for (Eigen::Index i = 0; i < theta.size(); i += 7) {
+      Eigen::VectorXd tp = theta, tm = theta;
+      tp(i) += h, tm(i) -= h;
+      CHECK(grad(i) == Approx((objective(tp) - objective(tm)) / (2 * h)).margin(1e-6));
+    }
+  }
+}
+
+TEST_CASE("Mask policies: p_k = 1 is the standard net; per-example masks follow the example; test-time rules", "[routing][mask_policy]") {
+  const std::vector<int> widths{5, 12, 10, 3};
+  const nn::Batch batch = make_batch(4, 5, 5);
+  const nn::PlainMlp net{widths, nn::PlainActivation::relu, true};
+  const Eigen::VectorXd theta = nn::init_plain_mlp(net, 1, 2);
+  MaskedMlp standard(net, {.policy = Policy::standard}, 1, 3);
+  const Eigen::MatrixXd base = standard.forward(theta, batch);
+  for (Policy p : {Policy::comet, Policy::layerwise, Policy::topk, Policy::bernoulli}) {
+    MaskedMlp full(net, {.policy = p, .p_k = 1.0}, 1, 3);
+    CHECK(full.forward(theta, batch) == base);
+  }
+  // Bernoulli masks are fixed per example: reversing the batch reverses the outputs.
+  MaskedMlp bern(net, {.policy = Policy::bernoulli, .p_k = 0.5}, 1, 3);
+  const Eigen::MatrixXd out = bern.forward(theta, batch);
+  nn::Batch rev = batch;
+  rev.x = batch.x.rowwise().reverse();
+  std::reverse(rev.index.begin(), rev.index.end());
+  CHECK(bern.forward(theta, rev) == out.rowwise().reverse());
+  CHECK(bern.predict(theta, batch.x, 0, TestMasks::all_on) == base);
+  // Dropout: fresh masks each step, none at test.
+  MaskedMlp drop(net, {.policy = Policy::dropout, .p_k = 0.5}, 1, 3);
+  const Eigen::MatrixXd d1 = drop.forward(theta, batch), d2 = drop.forward(theta, batch);
+  CHECK(d1 != d2);
+  CHECK(drop.predict(theta, batch.x, 0, TestMasks::policy) == base);
+  // Example-tied: at test only the always-on units, the same for every input.
+  MaskedMlp tied(net, {.policy = Policy::example_tied, .p_k = 0.5, .tied_fraction = 0.5}, 1, 3);
+  const Eigen::MatrixXd t_test = tied.predict(theta, batch.x, 0, TestMasks::policy);
+  CHECK(t_test != base);
+  CHECK(tied.predict(theta, batch.x, 100, TestMasks::policy) == t_test);
+  // smaller: round(p_k N) hidden units.
+  CHECK(policy_backbone(widths, {.policy = Policy::smaller, .p_k = 0.25}, nn::PlainActivation::relu, true).widths == std::vector<int>{5, 3, 3, 3});
+  CHECK_THROWS_AS(parse_policy("moe"), std::invalid_argument);
+}
+
+TEST_CASE("A training run is reproducible and learns", "[routing][mask_policy]") {
+  nn::Dataset train, test;
+  Rng rng(2, 2);
+  train.x.resize(6, 300), test.x.resize(6, 100);
+  for (auto& v : train.x.reshaped()) v = rng.normal();
+  for (auto& v : test.x.reshaped()) v = rng.normal();
+  for (Eigen::Index i = 0; i < 300; ++i) train.labels.push_back(train.x(0, i) > 0);
+  for (Eigen::Index i = 0; i < 100; ++i) test.labels.push_back(test.x(0, i) > 0);
+  TrainRunConfig cfg{.widths = {6, 20, 20, 20, 2}, .policy = {.policy = Policy::comet, .p_k = 0.5}, .epochs = 8, .batch = 10, .lr = 0.2};
+  const TrainRun a = train_masked(cfg, train, test), b = train_masked(cfg, train, test);
+  CHECK(a.test_acc == b.test_acc);
+  CHECK(a.train_loss == b.train_loss);
+  CHECK(a.test_acc.back() > 0.75);
+  CHECK(a.train_loss.back() < a.train_loss.front());
+}
