@@ -11,6 +11,7 @@
 #include <sparseact/core/ops/apply.hpp>
 #include <sparseact/core/rng.hpp>
 #include <sparseact/core/stats.hpp>
+#include <sparseact/routing/comet_batch.hpp>
 #include <sparseact/routing/ntk.hpp>
 #include <sparseact/routing/overlap_law.hpp>
 #include <sparseact/routing/pair_study.hpp>
@@ -256,4 +257,34 @@ TEST_CASE("Eq. (11) with x_{ℓ−1} is exact, the printed a_{ℓ−1} is not; e
     CHECK(st[i].relative_error / st[i + 1].relative_error == Approx(10).epsilon(0.2));
   }
   CHECK(st.back().relative_error < 1e-2);
+}
+
+TEST_CASE("Batched COMET nets equal single dense forwards: masks identical, activations to 1e-12", "[routing][comet_batch]") {
+  for (const bool biases : {false, true}) {
+    CAPTURE(biases);
+    const CometNetSpec spec{.widths = {20, 64, 48, 64, 5}, .f = nn::PlainActivation::relu, .biases = biases};
+    std::vector<CometNet> nets;
+    std::vector<const CometNet*> ptrs;
+    for (int b = 0; b < 5; ++b) nets.push_back(make_comet_net(spec, 9, std::uint64_t(b)));
+    for (const CometNet& n : nets) ptrs.push_back(&n);
+    Rng rng(3, 3);
+    Eigen::MatrixXd X(20, 33);
+    for (auto& v : X.reshaped()) v = rng.normal();
+    for (double p : {0.1, 0.5, 1.0}) {
+      CAPTURE(p);
+      const std::vector<CometBatchForward> one = comet_forward_batch(ptrs, X, p, 1), two = comet_forward_batch(ptrs, X, p, 2);
+      for (std::size_t b = 0; b < nets.size(); ++b) {
+        CometRouter r = nets[b].router;
+        for (std::size_t l = 0; l < r.k.size(); ++l) r.k[l] = active_units(p, r.widths[l + 1]);
+        const std::vector<Eigen::MatrixXd> masks = comet_masks(r, X);
+        const nn::PlainForward fwd = nn::plain_forward(nets[b].backbone, nets[b].theta, X, masks);
+        for (std::size_t l = 0; l < masks.size(); ++l) {
+          CHECK(one[b].hidden[l].mask() == masks[l]);
+          CHECK((one[b].hidden[l].dense() - fwd.x[l + 1]).norm() <= 1e-12 * fwd.x[l + 1].norm());
+          CHECK(two[b].hidden[l].value == one[b].hidden[l].value);  // bits independent of threads
+        }
+        CHECK((one[b].output - fwd.a.back()).norm() <= 1e-12 * fwd.a.back().norm());
+      }
+    }
+  }
 }

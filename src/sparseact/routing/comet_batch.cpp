@@ -1,0 +1,134 @@
+#include <sparseact/routing/comet_batch.hpp>
+
+#include <cmath>
+#include <stdexcept>
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
+#include <sparseact/core/blas_threads.hpp>
+#include <sparseact/core/parallel.hpp>
+
+namespace sparseact::routing {
+
+Eigen::MatrixXd SparseColumns::mask() const {
+  Eigen::MatrixXd m = Eigen::MatrixXd::Zero(rows, index.cols());
+  for (Eigen::Index j = 0; j < index.cols(); ++j)
+    for (int t = 0; t < count(j); ++t) m(index(t, j), j) = 1.0;
+  return m;
+}
+
+Eigen::MatrixXd SparseColumns::dense() const {
+  Eigen::MatrixXd x = Eigen::MatrixXd::Zero(rows, index.cols());
+  for (Eigen::Index j = 0; j < index.cols(); ++j)
+    for (int t = 0; t < count(j); ++t) x(index(t, j), j) = value(t, j);
+  return x;
+}
+
+namespace {
+
+double activate(nn::PlainActivation f, double a) {
+  switch (f) {
+    case nn::PlainActivation::relu: return a > 0 ? a : 0.0;
+    case nn::PlainActivation::tanh: return std::tanh(a);
+    case nn::PlainActivation::identity: return a;
+  }
+  return a;
+}
+
+/// The winners of C_k(c) in ascending order into idx (returns their number).
+int winners(const Eigen::VectorXd& c, int k, TieRule rule, int* idx) {
+  const Eigen::VectorXd m = kwta(c, k, rule);
+  int n = 0;
+  for (Eigen::Index i = 0; i < m.size(); ++i)
+    if (m(i) != 0) idx[n++] = int(i);
+  return n;
+}
+
+CometBatchForward forward_one(const CometNet& net, const Eigen::MatrixXd& X0, double p_k) {
+  const nn::PlainMlp& bb = net.backbone;
+  const std::size_t L = bb.widths.size() - 1;
+  const Eigen::Index M = X0.cols();
+  std::vector<Eigen::Index> offset(L + 1, 0);  // θ's layer offsets
+  for (std::size_t l = 1; l <= L; ++l) offset[l] = offset[l - 1] + Eigen::Index(bb.widths[l]) * bb.widths[l - 1] + (bb.biases ? bb.widths[l] : 0);
+  const auto W = [&](std::size_t l) { return Eigen::Map<const Eigen::MatrixXd>(net.theta.data() + offset[l - 1], bb.widths[l], bb.widths[l - 1]); };
+  const auto bias = [&](std::size_t l, Eigen::Index r) {
+    return bb.biases ? net.theta(offset[l - 1] + Eigen::Index(bb.widths[l]) * bb.widths[l - 1] + r) : 0.0;
+  };
+
+  CometBatchForward out;
+  Eigen::MatrixXi prev_idx;  // m_{ℓ−1} per input
+  Eigen::MatrixXd prev_z, prev_x;
+  Eigen::VectorXi prev_count;
+  for (std::size_t l = 1; l < L; ++l) {
+    const int N = bb.widths[l], k = active_units(p_k, N);
+    SparseColumns s;
+    s.rows = N;
+    s.index = Eigen::MatrixXi::Constant(k, M, -1);
+    s.value = Eigen::MatrixXd::Zero(k, M);
+    s.count = Eigen::VectorXi::Zero(M);
+    Eigen::MatrixXd z = Eigen::MatrixXd::Zero(k, M);
+    Eigen::MatrixXd C, A;
+    if (l == 1) C = net.router.V[0] * X0, A = W(1) * X0;  // dense inputs: two GEMMs
+    Eigen::VectorXd c(N);
+    std::vector<int> idx(static_cast<std::size_t>(N));
+    for (Eigen::Index j = 0; j < M; ++j) {
+      if (l == 1) {
+        c = C.col(j);
+      } else {
+        c.setZero();
+        for (int t = 0; t < prev_count(j); ++t) c.noalias() += net.router.V[l - 1].col(prev_idx(t, j)) * prev_z(t, j);  // (4)
+      }
+      const int n = winners(c, k, net.router.rule, idx.data());  // (5)
+      s.count(j) = n;
+      const auto Wl = W(l);
+      for (int t = 0; t < n; ++t) {
+        const int r = idx[std::size_t(t)];
+        s.index(t, j) = r;
+        z(t, j) = c(r);  // (6), g = identity
+        double a = 0;
+        if (l == 1) a = A(r, j);
+        else
+          for (int u = 0; u < prev_count(j); ++u) a += Wl(r, prev_idx(u, j)) * prev_x(u, j);
+        s.value(t, j) = activate(bb.f, a + (l == 1 ? bias(1, r) : bias(l, r)));  // (7)–(8)
+      }
+    }
+    prev_idx = s.index, prev_z = z, prev_x = s.value, prev_count = s.count;
+    out.hidden.push_back(std::move(s));
+  }
+  // The unmasked output layer, from the last hidden layer's kept units.
+  const int NL = bb.widths[L];
+  out.output.resize(NL, M);
+  const auto WL = W(L);
+  for (Eigen::Index j = 0; j < M; ++j)
+    for (int r = 0; r < NL; ++r) {
+      double a = bias(L, r);
+      if (L == 1) a += WL.row(r).dot(X0.col(j));
+      else
+        for (int u = 0; u < prev_count(j); ++u) a += WL(r, prev_idx(u, j)) * prev_x(u, j);
+      out.output(r, j) = a;
+    }
+  return out;
+}
+
+}  // namespace
+
+std::vector<CometBatchForward> comet_forward_batch(const std::vector<const CometNet*>& nets, const Eigen::MatrixXd& X0, double p_k, int threads) {
+  if (!(p_k > 0 && p_k <= 1)) throw std::invalid_argument("comet_forward_batch: p_k must lie in (0, 1]");
+  for (const CometNet* n : nets)
+    if (X0.rows() != n->backbone.widths.front()) throw std::invalid_argument("comet_forward_batch: inputs have the wrong dimension");
+  std::vector<CometBatchForward> out(nets.size());
+  ScopedBlasThreads serial(1);  // one net per thread; a net's BLAS calls stay serial
+#if defined(_OPENMP)
+  const int previous = omp_get_max_threads();
+  if (threads > 0) omp_set_num_threads(threads);
+#endif
+  parallel_for(std::size_t(0), nets.size(), [&](std::size_t b) { out[b] = forward_one(*nets[b], X0, p_k); }, {.dynamic = true});
+#if defined(_OPENMP)
+  if (threads > 0) omp_set_num_threads(previous);
+#endif
+  return out;
+}
+
+}  // namespace sparseact::routing
