@@ -22,7 +22,8 @@ int main(int argc, char** argv) {
                      .claims = {"§5.1.1", "Figure 2a", "Figure 2b"},
                      .description = "Mask and activation similarity of input pairs under COMET routing, against a large-width law "
                                     "(paper 002 §5.1.1, Figure 2); work items at --scale paper: 500, one per pair",
-                     .default_scale = Scale::paper});
+                     .default_scale = Scale::paper,
+                     .gpu_path = true});
   // Parameters (§5.1.1): quick is 100 pairs, 3 nets, 4 × 128.
   PairFlags flags;
   flags.add(analysis, "0.05,0.1,0.25,0.5,0.75,1", 100, 500, 3, 10, 4, 10, 128, 512);

@@ -73,7 +73,8 @@ struct PairFlags {
   }
 };
 
-/// The runs of a sweep of pairs: one item per pair, all its nets and every p_k.
+/// The runs of a sweep of pairs: one item per pair, all its nets and every p_k (masks and activations on
+/// --device; the NTK on the CPU).
 inline PairStudy run_pairs(app::Analysis& a, PairFlags& f, bool with_ntk) {
   const std::vector<double> pks = f.pks();
   const Eigen::MatrixXd X = f.pair_inputs(a.common.seed);
@@ -82,7 +83,9 @@ inline PairStudy run_pairs(app::Analysis& a, PairFlags& f, bool with_ntk) {
       .label = "pairs", .count = std::size_t(f.pairs),
       .key = [](std::size_t i) { return fmt::format("pair={}", i); },
       .cost = [](std::size_t) { return 1.0; },
-      .item = [&](std::size_t i) { return to_record(source.measure(X.middleCols(Eigen::Index(2 * i), 2), i, f.nets, pks, with_ntk)); }});
+      .item = [&](std::size_t i) {
+        return to_record(source.measure(X.middleCols(Eigen::Index(2 * i), 2), i, f.nets, pks, with_ntk, with_ntk ? Device::cpu : a.common.device));
+      }});
   std::vector<routing::PairMeans> m;
   for (const app::Record& r : records) m.push_back(routing::pair_means_from(r));
   return PairStudy(std::move(m), f.spec());
@@ -160,7 +163,7 @@ inline plot::Figure scatter_figure(const PairStudy& s, Quantity q, const std::st
 inline plot::Figure law_figure(const std::vector<routing::LawComparison>& rows, const std::string& name, const std::string& title,
                                const std::string& ylabel) {
   plot::Figure fig{.name = name, .title = title + " (points: mean over pairs; dashed: large-width law)", .xlabel = "layer ℓ", .ylabel = ylabel,
-                   .legend = "bottom left"};
+                   .legend = "right center"};
   std::vector<double> pks;
   for (const auto& c : rows)
     if (pks.empty() || pks.back() != c.p_k) pks.push_back(c.p_k);

@@ -1,6 +1,7 @@
 // comet_train — paper 002 §5.2.1, Figure 4 and Appendix A.1–A.2 in miniature: 4-layer MLPs trained on
 // image classification with COMET's fixed routing, its layer-wise variant and the baselines (standard,
-// smaller, dropout, Top-k, Bernoulli per example, example-tied dropout, L1), SGD, several seeds.
+// smaller, dropout, Top-k, Bernoulli per example, example-tied dropout, L1, MoE with a trainable or a
+// fixed top-1 router), SGD, several seeds.
 // The paper's findings we check: COMET beats the standard MLP when the model is large and moderately
 // sparse, loses when it is small and very sparse; a smaller dense model matches the standard one at
 // large width; COMET beats the per-example random masks (§2).
@@ -43,16 +44,18 @@ int main(int argc, char** argv) {
   Analysis analysis({.name = "comet_train",
                      .paper = "002",
                      .claims = {"§5.2.1", "Figure 4", "Appendix A.1"},
-                     .description = "COMET vs standard, smaller, dropout, Top-k, Bernoulli, example-tied and L1 MLPs on Fashion-MNIST "
+                     .description = "COMET vs standard, smaller, dropout, Top-k, Bernoulli, example-tied, L1 and MoE MLPs on Fashion-MNIST "
                                     "(paper 002 §5.2.1, Figure 4 in miniature); one work item per training run"});
   auto& app = analysis.app();
   // Parameters (by scale when not given: quick / default / paper).
   std::string widths_text, sparsity_text, models_text;
   int seeds = 3, epochs = 0, train_n = 0, test_n = 0, batch = 64;
   double lr = 0, tied_fraction = 0.4, l1 = 1e-4;
+  int router_hidden = 32;
   app.add_option("--widths", widths_text, "hidden widths N (3 hidden layers each) [default 100,500; quick 32,64; paper 100,500,1000,2000,3000]");
   app.add_option("--sparsity", sparsity_text, "1 − p_k values [default 0.5,0.9; paper 0.1,0.5,0.9]");
-  app.add_option("--models", models_text, "comma list of standard, smaller, dropout, topk, comet, layerwise, bernoulli, example_tied, l1 [all]");
+  app.add_option("--models", models_text, "comma list of standard, smaller, dropout, topk, comet, layerwise, bernoulli, example_tied, l1, "
+                                        "moe_trainable, moe_fixed [all]");
   app.add_option("--seeds", seeds, "replicates")->check(CLI::Range(2, 1000))->capture_default_str();
   app.add_option("--epochs", epochs, "epochs [default 5; quick 2; paper 100]")->check(CLI::Range(0, 100000));
   app.add_option("--train", train_n, "training images [default 10000; quick 1000; paper 60000]")->check(CLI::Range(0, 60000));
@@ -61,6 +64,7 @@ int main(int argc, char** argv) {
   app.add_option("--lr", lr, "SGD learning rate [default 0.05; paper 1e-4 (A.1), 1e-3 for A.2]")->check(CLI::PositiveNumber);
   app.add_option("--tied-fraction", tied_fraction, "example-tied dropout: always-on units")->check(CLI::Range(0.0, 1.0))->capture_default_str();
   app.add_option("--l1", l1, "λ of the L1 baseline")->check(CLI::Range(0.0, 1.0))->capture_default_str();
+  app.add_option("--router-hidden", router_hidden, "MoE baselines: the top-1 router's hidden width")->check(CLI::Range(1, 100000))->capture_default_str();
 
   return analysis.run(argc, argv, [&](Analysis& a) {
     auto& r = a.result;
@@ -90,7 +94,7 @@ int main(int argc, char** argv) {
         }
     const auto config = [&](const RunKey& k) {
       return TrainRunConfig{.widths = {784, k.width, k.width, k.width, 10},
-                            .policy = {.policy = k.model, .p_k = 1 - k.sparsity, .tied_fraction = tied_fraction, .l1 = l1},
+                            .policy = {.policy = k.model, .p_k = 1 - k.sparsity, .tied_fraction = tied_fraction, .l1 = l1, .router_hidden = router_hidden},
                             .epochs = epochs, .batch = batch, .lr = lr, .seed = a.common.seed, .replicate = std::uint64_t(k.seed)};
     };
     const std::vector<Record> records = a.sweep({
@@ -159,8 +163,9 @@ int main(int argc, char** argv) {
     r.data["final_accuracy"] = finals;
     r.data["model_codes"] = codes;
     r.data["setting"] = fmt::format("4-layer ReLU MLPs 784–N×3–10 with biases, SGD lr {:g}, batch {}, {} epochs, {} training / {} test images, {} seeds; "
-                                    "example-tied fraction {:g}, L1 λ {:g} on weights. {}",
-                                    lr, batch, epochs, train_n, test_n, seeds, tied_fraction, l1, nn::kFashionMnistNote);
+                                    "example-tied fraction {:g}, L1 λ {:g} on weights; MoE: ⌊1/p_k⌋ experts of round(p_k N) units, top-1 router 1 hidden layer "
+                                    "of {} (trainable: output × gate probability; fixed: frozen at init). {}",
+                                    lr, batch, epochs, train_n, test_n, seeds, tied_fraction, l1, router_hidden, nn::kFashionMnistNote);
     a.add_table(std::move(curves));
 
     // --- Figure 4 in miniature: final test accuracy against width, per model, one figure per sparsity ---

@@ -32,7 +32,8 @@ int main(int argc, char** argv) {
                      .paper = "002",
                      .claims = {"§5.1.2", "Figure 3"},
                      .description = "Dead neurons under COMET's fixed routing over Fashion-MNIST (paper 002 §5.1.2, Figure 3); "
-                                    "work items: one per random net plus the two Figure 3 nets (52 by default, 1002 at --scale paper)"});
+                                    "work items: one per random net plus the two Figure 3 nets (52 by default, 1002 at --scale paper)",
+                     .gpu_path = true});
   auto& app = analysis.app();
   // Parameters (§5.1.2). --nets/--images 0: by scale (quick 20 × the first 2000 test images; default, no
   // --scale: 50 × the 60000 training images; paper: 1000 × 60000).
@@ -77,7 +78,7 @@ int main(int argc, char** argv) {
         .item = [&](std::size_t i) {
           const bool fig = i >= std::size_t(nets);
           const RandomNetDraw d = fig ? figure_net(i - nets) : draw_random_net(784, hidden, width_lo, width_hi, sparsity_lo, sparsity_hi, a.common.seed, i);
-          const KeepCounts counts = keep_counts(random_net_router(d, a.common.seed, i, rule), d.p_k, X, labels, 10);
+          const KeepCounts counts = keep_counts(random_net_router(d, a.common.seed, i, rule), d.p_k, X, labels, 10, 2048, a.common.device);
           return to_record(summarize(counts, class_sizes, 5, d.p_k, d.widths), fig);
         }});
 

@@ -39,9 +39,9 @@ inline const AnalysisUnderTest kAnalyses[] = {
     {"spectral_training", "--train 512 --pool 7 --d 6 --n 12 --wide-d 12 --wide-n 6 --blocks 2 --batch 16 --steps 20 --checkpoints 2 --eval 32", false},
     {"thm7_bounds", "--train 512 --pool 7 --p 6,12 --wd 0,0.1 --steps 40 --batch 8 --log-every 10", false},
     {"comet_ntk", "--scale quick --pairs 12 --nets 2 --depth 2 --width 32 --gram-inputs 16 --resamples 200", false},
-    {"comet_train", "--scale quick --widths 8,16 --sparsity 0.5,0.9 --seeds 2 --epochs 1 --train 200 --test 100 --models standard,comet,smaller,bernoulli,example_tied", false},
-    {"comet_utilization", "--scale quick --nets 3 --images 300", false},
-    {"comet_overlap", "--scale quick --pairs 20 --nets 2 --depth 3 --width 64 --pk 0.1,0.5,1 --resamples 200", false},
+    {"comet_train", "--scale quick --widths 8,16 --sparsity 0.5,0.9 --seeds 2 --epochs 1 --train 200 --test 100 --models standard,comet,smaller,bernoulli,example_tied,moe_trainable", false},
+    {"comet_utilization", "--scale quick --nets 3 --images 300", true},
+    {"comet_overlap", "--scale quick --pairs 20 --nets 2 --depth 3 --width 64 --pk 0.1,0.5,1 --resamples 200", true},
 };
 
 struct Run {

@@ -6,6 +6,8 @@
 #include <sparseact/core/errors.hpp>
 #include <sparseact/core/version.hpp>
 #include <sparseact/cuda/gram_eigen.hpp>
+#include <sparseact/routing/comet_batch.hpp>
+#include <sparseact/routing/utilization.hpp>
 #include <sparseact/spectral/init.hpp>
 #include <sparseact/spectral/spectrum.hpp>
 
@@ -38,5 +40,47 @@ TEST_CASE("cuBLAS/cuSOLVER spectrum of K Kᵀ equals the CPU one", "[cuda]") {
       CHECK(gpu[t].rank == cpu[t].rank);
       CHECK((gpu[t].gram - cpu[t].gram).cwiseAbs().maxCoeff() <= 1e-10 * cpu[t].lambda_max());
     }
+  }
+}
+
+TEST_CASE("COMET nets on the GPU: masks identical to the CPU's, activations to 1e-12", "[cuda][routing]") {
+  using namespace sparseact::routing;
+  const CometNetSpec spec{.widths = {30, 256, 200, 256, 10}, .f = nn::PlainActivation::relu, .biases = true};
+  std::vector<CometNet> nets;
+  std::vector<const CometNet*> ptrs;
+  for (int b = 0; b < 4; ++b) nets.push_back(make_comet_net(spec, 3, std::uint64_t(b)));
+  for (const CometNet& n : nets) ptrs.push_back(&n);
+  const Eigen::MatrixXd X = paper002_pair_inputs(40, 30, 5);
+  if (!cuda_device_present()) {
+    WARN("no CUDA GPU visible (built with CUDA: " << built_with_cuda() << "): COMET GPU agreement not tested here");
+    CHECK_THROWS(comet_forward_batch(ptrs, X, 0.1, 1, Device::cuda));
+    return;
+  }
+  for (double p : {0.05, 0.1, 0.5, 1.0}) {
+    CAPTURE(p);
+    const auto cpu = comet_forward_batch(ptrs, X, p, 2, Device::cpu), gpu = comet_forward_batch(ptrs, X, p, 2, Device::cuda);
+    for (std::size_t b = 0; b < nets.size(); ++b) {
+      for (std::size_t l = 0; l < cpu[b].hidden.size(); ++l) {
+        CHECK(gpu[b].hidden[l].mask() == cpu[b].hidden[l].mask());
+        const Eigen::MatrixXd c = cpu[b].hidden[l].dense(), g = gpu[b].hidden[l].dense();
+        CHECK((g - c).norm() <= 1e-12 * c.norm());
+      }
+      CHECK((gpu[b].output - cpu[b].output).norm() <= 1e-12 * cpu[b].output.norm());
+    }
+    // The router alone (comet_utilization's path) and a pair's cosines (comet_overlap's).
+    CometRouter r = nets[0].router;
+    for (std::size_t l = 0; l < r.k.size(); ++l) r.k[l] = active_units(p, r.widths[l + 1]);
+    const std::vector<Eigen::MatrixXd> masks_cpu = comet_masks(r, X), masks_gpu = comet_masks_gpu(nets[0].router, X, p);
+    for (std::size_t l = 0; l < masks_cpu.size(); ++l) CHECK(masks_gpu[l] == masks_cpu[l]);
+    const PairMeans a = measure_pair(X.leftCols(2), ptrs, {p}, false, Device::cpu), g = measure_pair(X.leftCols(2), ptrs, {p}, false, Device::cuda);
+    CHECK(g.mask_cos == a.mask_cos);
+    CHECK(g.act_cos[0] == Approx(a.act_cos[0]).epsilon(1e-12));
+  }
+  // Ties: an all-equal column under each rule keeps what the CPU keeps.
+  for (TieRule rule : {TieRule::strict, TieRule::inclusive, TieRule::exact}) {
+    CometRouter r = make_comet_router({3, 8, 1}, 0.25, 1, 2, rule);
+    r.V[0].setConstant(0.5);
+    const Eigen::MatrixXd x = Eigen::MatrixXd::Ones(3, 2);
+    CHECK(comet_masks_gpu(r, x, 0.25)[0] == comet_masks(r, x)[0]);
   }
 }

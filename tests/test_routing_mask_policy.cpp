@@ -4,6 +4,7 @@
 
 #include <sparseact/core/rng.hpp>
 #include <sparseact/routing/mask_policy.hpp>
+#include <sparseact/routing/moe_mlp.hpp>
 
 using namespace sparseact;
 using namespace sparseact::routing;
@@ -107,4 +108,37 @@ TEST_CASE("A training run is reproducible and learns", "[routing][mask_policy]")
   CHECK(a.train_loss == b.train_loss);
   CHECK(a.test_acc.back() > 0.75);
   CHECK(a.train_loss.back() < a.train_loss.front());
+}
+
+TEST_CASE("MoE baseline: one expert per input, gradients through the gate equal finite differences", "[routing][moe]") {
+  for (const bool trainable : {true, false}) {
+    CAPTURE(trainable);
+    const MoeMlp net{{{5, 12, 9, 3}, nn::PlainActivation::tanh, true}, 0.3, 6, trainable};
+    CHECK(net.experts() == 3);
+    CHECK(net.expert_size(1) == 4);  // round(0.3 · 12) = 4 ≤ 12/3
+    CHECK(net.expert_size(2) == 3);  // round(2.7) = 3
+    const Eigen::VectorXd theta = init_moe_mlp(net, 2, 3);
+    CHECK(theta.size() == nn::parameter_count(net.backbone) + 2 * (6 * 5 + 6 + 3 * 6 + 3) + (6 * 12 - 6 * 5));
+    const nn::Batch batch = make_batch(6, 5, 8);
+    const MoeForward fwd = moe_forward(net, theta, batch.x);
+    for (Eigen::Index j = 0; j < 6; ++j) {  // only the chosen expert's units are nonzero
+      const int e = fwd.chosen[0][std::size_t(j)];
+      for (Eigen::Index u = 0; u < 12; ++u)
+        if (u < 4 * e || u >= 4 * (e + 1)) CHECK(fwd.x[1](u, j) == 0.0);
+    }
+    Rng rng(5, 5);
+    Eigen::MatrixXd G(3, 6);
+    for (auto& v : G.reshaped()) v = rng.normal();
+    const Eigen::VectorXd grad = moe_gradient(net, theta, fwd, G);
+    const auto objective = [&](const Eigen::VectorXd& th) { return (moe_forward(net, th, batch.x).a.back().array() * G.array()).sum(); };
+    const double h = 1e-6;
+    const Eigen::Index backbone = nn::parameter_count(net.backbone);
+    for (Eigen::Index i = 0; i < theta.size(); i += 3) {
+      Eigen::VectorXd tp = theta, tm = theta;
+      tp(i) += h, tm(i) -= h;
+      const double fd = (objective(tp) - objective(tm)) / (2 * h);
+      if (!trainable && i >= backbone) CHECK(grad(i) == 0.0);  // a fixed router does not learn
+      else CHECK(grad(i) == Approx(fd).margin(1e-6));
+    }
+  }
 }

@@ -9,6 +9,7 @@
 
 #include <sparseact/core/blas_threads.hpp>
 #include <sparseact/core/parallel.hpp>
+#include <sparseact/cuda/comet_forward.hpp>
 
 namespace sparseact::routing {
 
@@ -112,12 +113,78 @@ CometBatchForward forward_one(const CometNet& net, const Eigen::MatrixXd& X0, do
   return out;
 }
 
+/// Dense GPU results as the CPU path's sparse columns.
+SparseColumns sparse_from(const Eigen::MatrixXd& mask, const Eigen::MatrixXd& x) {
+  SparseColumns s;
+  s.rows = mask.rows();
+  s.count = (mask.array() != 0).cast<int>().colwise().sum().transpose();
+  const int k = s.count.size() ? s.count.maxCoeff() : 0;
+  s.index = Eigen::MatrixXi::Constant(k, mask.cols(), -1);
+  s.value = Eigen::MatrixXd::Zero(k, mask.cols());
+  for (Eigen::Index j = 0; j < mask.cols(); ++j) {
+    int t = 0;
+    for (Eigen::Index i = 0; i < mask.rows(); ++i)
+      if (mask(i, j) != 0) s.index(t, j) = int(i), s.value(t, j) = x(i, j), ++t;
+  }
+  return s;
+}
+
+int tie_code(TieRule r) { return r == TieRule::strict ? 0 : r == TieRule::inclusive ? 1 : 2; }
+int activation_code(nn::PlainActivation f) { return f == nn::PlainActivation::relu ? 0 : f == nn::PlainActivation::tanh ? 1 : 2; }
+
+std::vector<CometBatchForward> forward_gpu(const std::vector<const CometNet*>& nets, const Eigen::MatrixXd& X0, double p_k) {
+  const CometNet& first = *nets.front();
+  const nn::PlainMlp& bb = first.backbone;
+  for (const CometNet* n : nets)
+    if (n->backbone.widths != bb.widths || n->backbone.f != bb.f || n->backbone.biases != bb.biases || n->router.rule != first.router.rule)
+      throw std::invalid_argument("comet_forward_batch: on the GPU every net must share widths, activation, biases and tie rule");
+  const std::size_t L = bb.widths.size() - 1;
+  cuda::CometGpuNets g;
+  g.widths = bb.widths, g.nets = int(nets.size()), g.tie_rule = tie_code(first.router.rule), g.activation = activation_code(bb.f);
+  g.V.resize(L - 1), g.W.resize(L);
+  if (bb.biases) g.b.resize(L);
+  for (std::size_t l = 1; l < L; ++l) g.k.push_back(active_units(p_k, bb.widths[l]));
+  for (const CometNet* n : nets) {
+    Eigen::Index at = 0;
+    for (std::size_t l = 1; l <= L; ++l) {
+      const Eigen::Index size = Eigen::Index(bb.widths[l]) * bb.widths[l - 1];
+      if (l < L) g.V[l - 1].insert(g.V[l - 1].end(), n->router.V[l - 1].data(), n->router.V[l - 1].data() + size);
+      g.W[l - 1].insert(g.W[l - 1].end(), n->theta.data() + at, n->theta.data() + at + size);
+      at += size;
+      if (bb.biases) {
+        g.b[l - 1].insert(g.b[l - 1].end(), n->theta.data() + at, n->theta.data() + at + bb.widths[l]);
+        at += bb.widths[l];
+      }
+    }
+  }
+  const cuda::CometGpuOutput o = cuda::comet_forward(g, X0);
+  std::vector<CometBatchForward> out(nets.size());
+  for (std::size_t b = 0; b < nets.size(); ++b) {
+    for (std::size_t l = 0; l + 1 < L; ++l) out[b].hidden.push_back(sparse_from(o.masks[b * (L - 1) + l], o.x[b * (L - 1) + l]));
+    out[b].output = o.output[b];
+  }
+  return out;
+}
+
 }  // namespace
 
-std::vector<CometBatchForward> comet_forward_batch(const std::vector<const CometNet*>& nets, const Eigen::MatrixXd& X0, double p_k, int threads) {
+std::vector<Eigen::MatrixXd> comet_masks_gpu(const CometRouter& router, const Eigen::MatrixXd& X0, double p_k) {
+  if (X0.rows() != router.widths.front()) throw std::invalid_argument("comet_masks_gpu: inputs have the wrong dimension");
+  cuda::CometGpuNets g;
+  g.widths = router.widths, g.nets = 1, g.tie_rule = tie_code(router.rule);
+  for (std::size_t l = 0; l < router.V.size(); ++l) {
+    g.V.emplace_back(router.V[l].data(), router.V[l].data() + router.V[l].size());
+    g.k.push_back(active_units(p_k, router.widths[l + 1]));
+  }
+  return cuda::comet_forward(g, X0).masks;
+}
+
+std::vector<CometBatchForward> comet_forward_batch(const std::vector<const CometNet*>& nets, const Eigen::MatrixXd& X0, double p_k, int threads,
+                                                   Device device) {
   if (!(p_k > 0 && p_k <= 1)) throw std::invalid_argument("comet_forward_batch: p_k must lie in (0, 1]");
   for (const CometNet* n : nets)
     if (X0.rows() != n->backbone.widths.front()) throw std::invalid_argument("comet_forward_batch: inputs have the wrong dimension");
+  if (device == Device::cuda && !nets.empty()) return forward_gpu(nets, X0, p_k);
   std::vector<CometBatchForward> out(nets.size());
   ScopedBlasThreads serial(1);  // one net per thread; a net's BLAS calls stay serial
 #if defined(_OPENMP)

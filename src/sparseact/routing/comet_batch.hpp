@@ -15,6 +15,7 @@
 
 #include <Eigen/Core>
 
+#include <sparseact/core/device.hpp>
 #include <sparseact/routing/pair_study.hpp>
 
 namespace sparseact::routing {
@@ -37,7 +38,12 @@ struct CometBatchForward {
 };
 
 /// Every net of `nets` on the columns of X0 at p_k, nets in parallel on `threads` threads (≤ 0: OpenMP's default).
+/// Device::cuda runs every net on the GPU (cuda/comet_forward.hpp: dense batched GEMMs and a k-WTA kernel;
+/// the nets must share their widths, activation, biases and tie rule): the same masks, activations to rounding.
 std::vector<CometBatchForward> comet_forward_batch(const std::vector<const CometNet*>& nets, const Eigen::MatrixXd& X0, double p_k,
-                                                   int threads = 0);
+                                                   int threads = 0, Device device = Device::cpu);
+
+/// The router's masks m_1 … m_{L−1} of the columns of X0 at p_k on the GPU (comet_masks' twin).
+std::vector<Eigen::MatrixXd> comet_masks_gpu(const CometRouter& router, const Eigen::MatrixXd& X0, double p_k);
 
 }  // namespace sparseact::routing

@@ -7,6 +7,7 @@
 #include <sparseact/core/rng.hpp>
 #include <sparseact/nn/optim.hpp>
 #include <sparseact/nn/train.hpp>
+#include <sparseact/routing/moe_mlp.hpp>
 
 namespace sparseact::routing {
 
@@ -20,7 +21,8 @@ struct Named {
 };
 constexpr Named kNames[] = {{Policy::standard, "standard"}, {Policy::smaller, "smaller"},     {Policy::dropout, "dropout"},
                             {Policy::topk, "topk"},         {Policy::comet, "comet"},         {Policy::layerwise, "layerwise"},
-                            {Policy::bernoulli, "bernoulli"}, {Policy::example_tied, "example_tied"}, {Policy::l1, "l1"}};
+                            {Policy::bernoulli, "bernoulli"}, {Policy::example_tied, "example_tied"}, {Policy::l1, "l1"},
+                            {Policy::moe_trainable, "moe_trainable"}, {Policy::moe_fixed, "moe_fixed"}};
 
 /// Bernoulli(p) units of one example, per hidden layer, from its own stream: fixed whatever the batch.
 Eigen::VectorXd example_bits(std::uint64_t seed, std::uint64_t stream, Eigen::Index example, std::size_t layer, int n, double p) {
@@ -35,7 +37,8 @@ Eigen::VectorXd example_bits(std::uint64_t seed, std::uint64_t stream, Eigen::In
 Policy parse_policy(const std::string& name) {
   for (const Named& n : kNames)
     if (name == n.name) return n.p;
-  throw std::invalid_argument("model '" + name + "': use standard, smaller, dropout, topk, comet, layerwise, bernoulli, example_tied or l1");
+  throw std::invalid_argument("model '" + name +
+                              "': use standard, smaller, dropout, topk, comet, layerwise, bernoulli, example_tied, l1, moe_trainable or moe_fixed");
 }
 
 const char* to_string(Policy p) noexcept {
@@ -81,6 +84,8 @@ nn::MaskRule MaskedMlp::rule(const Eigen::MatrixXd& X, const std::vector<Eigen::
   switch (cfg_.policy) {
     case Policy::standard:
     case Policy::smaller:
+    case Policy::moe_trainable:  // MoE models are MoeModel; as a MaskedMlp they are the plain backbone
+    case Policy::moe_fixed:
     case Policy::l1: return [](std::size_t, const Eigen::MatrixXd&, const Eigen::MatrixXd&) { return Eigen::MatrixXd(); };
     case Policy::dropout:
       return [=, this](std::size_t l, const Eigen::MatrixXd& a, const Eigen::MatrixXd&) {
@@ -154,25 +159,48 @@ double MaskedMlp::accuracy(const Eigen::VectorXd& theta, const nn::Dataset& test
   return double(correct) / double(test.size());
 }
 
+namespace {
+
+/// Accuracy of MoE outputs over a labelled set, 1000 inputs at a time.
+double moe_accuracy(MoeModel& model, const Eigen::VectorXd& theta, const nn::Dataset& test) {
+  long correct = 0;
+  for (Eigen::Index at = 0; at < test.size(); at += 1000) {
+    const Eigen::Index n = std::min<Eigen::Index>(1000, test.size() - at);
+    const Eigen::MatrixXd out = moe_forward(model.net(), theta, test.x.middleCols(at, n)).a.back();
+    for (Eigen::Index j = 0; j < n; ++j) {
+      Eigen::Index best = 0;
+      out.col(j).maxCoeff(&best);
+      correct += best == test.labels[std::size_t(at + j)];
+    }
+  }
+  return double(correct) / double(test.size());
+}
+
+}  // namespace
+
 TrainRun train_masked(const TrainRunConfig& cfg, const nn::Dataset& train, const nn::Dataset& test) {
   const nn::PlainMlp net = policy_backbone(cfg.widths, cfg.policy, nn::PlainActivation::relu, /*biases=*/true);
   // Same-shape models of one (replicate, width) share θ_0, the router's stream and the data order: the
   // comparisons are paired.
   const std::uint64_t base = stream_id(stream_id(0x002'0521, cfg.replicate), std::uint64_t(cfg.widths[1]));
-  MaskedMlp model(net, cfg.policy, cfg.seed, base);
-  Eigen::VectorXd theta = nn::init_plain_mlp(net, cfg.seed, stream_id(base, kInit));
   nn::BatchStream stream(train, cfg.batch, cfg.seed, stream_id(base, kOrder));
   nn::Sgd sgd;
   sgd.lr = cfg.lr;
   const long per_epoch = train.size() / cfg.batch;
   TrainRun run;
+  const bool moe = cfg.policy.policy == Policy::moe_trainable || cfg.policy.policy == Policy::moe_fixed;
+  MaskedMlp masked(net, cfg.policy, cfg.seed, base);
+  MoeModel moe_model(MoeMlp{net, cfg.policy.p_k, cfg.policy.router_hidden, cfg.policy.policy == Policy::moe_trainable});
+  Eigen::VectorXd theta = moe ? init_moe_mlp(moe_model.net(), cfg.seed, stream_id(base, kInit)) : nn::init_plain_mlp(net, cfg.seed, stream_id(base, kInit));
   for (int e = 0; e < cfg.epochs; ++e) {
     double sum = 0;
-    nn::train(model, theta, sgd, nn::constant_schedule(cfg.lr), stream, {.steps = per_epoch, .loss = nn::LossKind::cross_entropy},
-              [&](const nn::TrainStep& s) { sum += s.loss; });
+    const auto on_step = [&](const nn::TrainStep& s) { sum += s.loss; };
+    const nn::TrainOptions options{.steps = per_epoch, .loss = nn::LossKind::cross_entropy};
+    if (moe) nn::train(moe_model, theta, sgd, nn::constant_schedule(cfg.lr), stream, options, on_step);
+    else nn::train(masked, theta, sgd, nn::constant_schedule(cfg.lr), stream, options, on_step);
     run.train_loss.push_back(sum / double(per_epoch));
-    run.test_acc.push_back(model.accuracy(theta, test, TestMasks::policy));
-    if (cfg.policy.policy == Policy::bernoulli) run.test_acc_all_on.push_back(model.accuracy(theta, test, TestMasks::all_on));
+    run.test_acc.push_back(moe ? moe_accuracy(moe_model, theta, test) : masked.accuracy(theta, test, TestMasks::policy));
+    if (cfg.policy.policy == Policy::bernoulli) run.test_acc_all_on.push_back(masked.accuracy(theta, test, TestMasks::all_on));
   }
   return run;
 }

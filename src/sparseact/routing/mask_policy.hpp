@@ -14,8 +14,12 @@
 //                 always on, the others Bernoulli(p_k) fixed per training example; at test only the
 //                 generalisation units
 //   l1            no masks, λ‖W‖₁ added to the loss (subgradient λ sign(θ) on the weights; λ = l1)
+//   moe_trainable ⌊1/p_k⌋ experts of round(p_k N_ℓ) units per layer, a top-1 router with one hidden layer,
+//                 the expert's output scaled by its gate probability (routing/moe_mlp.hpp)
+//   moe_fixed     the same router frozen at its initialisation, no scaling
 //
-// k_ℓ = max(1, round(p_k N_ℓ)) and ties as routing/kwta. MoE baselines are not here yet.
+// k_ℓ = max(1, round(p_k N_ℓ)) and ties as routing/kwta. The MoE models are their own nn/train Model
+// (MoeModel); train_masked runs either kind.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -30,7 +34,7 @@
 
 namespace sparseact::routing {
 
-enum class Policy { standard, smaller, dropout, topk, comet, layerwise, bernoulli, example_tied, l1 };
+enum class Policy { standard, smaller, dropout, topk, comet, layerwise, bernoulli, example_tied, l1, moe_trainable, moe_fixed };
 /// Throws std::invalid_argument naming the choices for an unknown name.
 Policy parse_policy(const std::string& name);
 const char* to_string(Policy p) noexcept;
@@ -41,6 +45,7 @@ struct PolicyConfig {
   double p_k = 0.5;
   double tied_fraction = 0.4;  ///< example_tied: always-on units
   double l1 = 1e-4;            ///< l1: λ
+  int router_hidden = 32;      ///< MoE: the router's hidden width
   TieRule rule = TieRule::strict;
 };
 

@@ -7,6 +7,7 @@
 
 #include <sparseact/core/rng.hpp>
 #include <sparseact/core/stats.hpp>
+#include <sparseact/routing/comet_batch.hpp>
 #include <sparseact/routing/similarity.hpp>
 
 namespace sparseact::routing {
@@ -61,7 +62,7 @@ std::vector<std::vector<double>> unflatten(const std::vector<double>& v, std::si
 }  // namespace
 
 PairMeans measure_pair(const Eigen::MatrixXd& pair, const std::vector<const CometNet*>& nets, const std::vector<double>& pks,
-                       bool with_ntk) {
+                       bool with_ntk, Device device) {
   if (nets.empty()) throw std::invalid_argument("measure_pair: no nets");
   const std::size_t P = pks.size(), H = nets.front()->backbone.widths.size() - 2, L = H + 1;
   std::vector<Mean> mask(P), act(P), ntk(P);
@@ -69,8 +70,21 @@ PairMeans measure_pair(const Eigen::MatrixXd& pair, const std::vector<const Come
   PairMeans m;
   m.pks = pks;
   m.input_cos = cosine(pair.col(0), pair.col(1));
-  for (const CometNet* net : nets) {
-    const std::vector<PairSimilarity> s = pair_similarity(net->router, net->backbone, net->theta, pair, pks);
+  std::vector<std::vector<PairSimilarity>> on_gpu;  // [net][p_k]
+  if (device == Device::cuda) {
+    on_gpu.assign(nets.size(), std::vector<PairSimilarity>(P));
+    for (std::size_t p = 0; p < P; ++p) {
+      const std::vector<CometBatchForward> f = comet_forward_batch(nets, pair, pks[p], 0, Device::cuda);
+      for (std::size_t b = 0; b < nets.size(); ++b) {
+        std::vector<Eigen::MatrixXd> masks, hidden;
+        for (const SparseColumns& h : f[b].hidden) masks.push_back(h.mask()), hidden.push_back(h.dense());
+        on_gpu[b][p] = similarity_of(masks, hidden, 0, 1);
+      }
+    }
+  }
+  for (std::size_t b = 0; b < nets.size(); ++b) {
+    const CometNet* net = nets[b];
+    const std::vector<PairSimilarity> s = device == Device::cuda ? on_gpu[b] : pair_similarity(net->router, net->backbone, net->theta, pair, pks);
     for (std::size_t p = 0; p < P; ++p) {
       mask[p].add(s[p].mask_cos, &m.undefined), act[p].add(s[p].act_cos, &m.undefined);
       for (std::size_t l = 0; l < H; ++l)
@@ -98,7 +112,8 @@ PairMeans measure_pair(const Eigen::MatrixXd& pair, const std::vector<const Come
 NetSource::NetSource(CometNetSpec spec, std::uint64_t seed, int shared)
     : spec_(std::move(spec)), seed_(seed), shared_(std::size_t(std::max(shared, 0))), built_(new std::once_flag[std::size_t(std::max(shared, 1))]) {}
 
-PairMeans NetSource::measure(const Eigen::MatrixXd& pair, std::size_t pair_index, int nets, const std::vector<double>& pks, bool with_ntk) {
+PairMeans NetSource::measure(const Eigen::MatrixXd& pair, std::size_t pair_index, int nets, const std::vector<double>& pks, bool with_ntk,
+                             Device device) {
   std::vector<CometNet> fresh;
   std::vector<const CometNet*> use;
   if (!shared_.empty()) {
@@ -110,7 +125,7 @@ PairMeans NetSource::measure(const Eigen::MatrixXd& pair, std::size_t pair_index
     for (int j = 0; j < nets; ++j) fresh.push_back(make_comet_net(spec_, seed_, pair_index * std::size_t(nets) + std::size_t(j)));
     for (const CometNet& n : fresh) use.push_back(&n);
   }
-  return measure_pair(pair, use, pks, with_ntk);
+  return measure_pair(pair, use, pks, with_ntk, device);
 }
 
 Record to_record(const PairMeans& m) {

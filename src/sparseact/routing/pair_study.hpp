@@ -15,6 +15,7 @@
 
 #include <Eigen/Core>
 
+#include <sparseact/core/device.hpp>
 #include <sparseact/core/record.hpp>
 #include <sparseact/nn/plain_mlp.hpp>
 #include <sparseact/routing/comet.hpp>
@@ -57,16 +58,18 @@ struct PairMeans {
 };
 
 /// Masks and activations (pair_similarity) and, when `with_ntk`, the NTK cosines (pair_ntk) of the pair
-/// (N_0 × 2) through every net of `nets`.
+/// (N_0 × 2) through every net of `nets`. Device::cuda computes masks and activations on the GPU
+/// (comet_forward_batch; the NTK stays on the CPU): the same masks, cosines to rounding.
 PairMeans measure_pair(const Eigen::MatrixXd& pair, const std::vector<const CometNet*>& nets, const std::vector<double>& pks,
-                       bool with_ntk);
+                       bool with_ntk, Device device = Device::cpu);
 
 /// The nets of a pair: fresh ones (net ids pair·nets + j, built in the call) or, with `shared` > 0, the same
 /// `shared` nets for every pair, built once per process on first use (thread-safe).
 class NetSource {
  public:
   NetSource(CometNetSpec spec, std::uint64_t seed, int shared);
-  PairMeans measure(const Eigen::MatrixXd& pair, std::size_t pair_index, int nets, const std::vector<double>& pks, bool with_ntk);
+  PairMeans measure(const Eigen::MatrixXd& pair, std::size_t pair_index, int nets, const std::vector<double>& pks, bool with_ntk,
+                    Device device = Device::cpu);
   const CometNetSpec& spec() const { return spec_; }
 
  private:

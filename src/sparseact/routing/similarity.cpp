@@ -36,25 +36,30 @@ std::vector<PairSimilarity> pair_similarity(const CometRouter& router, const nn:
   const Eigen::MatrixXd X0 = repeat_pair(pair, pks.size(), &column_pk, pks);
   const std::vector<Eigen::MatrixXd> masks = comet_masks(router, X0, column_pk);
   const nn::PlainForward fwd = nn::plain_forward(net, theta, X0, masks);
+  const std::vector<Eigen::MatrixXd> hidden(fwd.x.begin() + 1, fwd.x.end());
   std::vector<PairSimilarity> out;
   for (std::size_t p = 0; p < pks.size(); ++p) {
-    const Eigen::Index i = Eigen::Index(2 * p), j = i + 1;
-    PairSimilarity s;
-    s.p_k = pks[p];
-    double m_dot = 0, m_ii = 0, m_jj = 0, x_dot = 0, x_ii = 0, x_jj = 0;
-    for (std::size_t l = 0; l < masks.size(); ++l) {
-      const auto mi = masks[l].col(i), mj = masks[l].col(j);
-      const auto xi = fwd.x[l + 1].col(i), xj = fwd.x[l + 1].col(j);
-      s.layer_overlap.push_back(ratio(mi.dot(mj), mi.sum(), mj.sum()));
-      s.layer_act_cos.push_back(ratio(xi.dot(xj), xi.squaredNorm(), xj.squaredNorm()));
-      m_dot += mi.dot(mj), m_ii += mi.sum(), m_jj += mj.sum();
-      x_dot += xi.dot(xj), x_ii += xi.squaredNorm(), x_jj += xj.squaredNorm();
-    }
-    s.mask_cos = ratio(m_dot, m_ii, m_jj);
-    s.act_cos = ratio(x_dot, x_ii, x_jj);
-    out.push_back(std::move(s));
+    out.push_back(similarity_of(masks, hidden, Eigen::Index(2 * p), Eigen::Index(2 * p + 1)));
+    out.back().p_k = pks[p];
   }
   return out;
+}
+
+PairSimilarity similarity_of(const std::vector<Eigen::MatrixXd>& masks, const std::vector<Eigen::MatrixXd>& hidden, Eigen::Index i,
+                             Eigen::Index j) {
+  PairSimilarity s;
+  double m_dot = 0, m_ii = 0, m_jj = 0, x_dot = 0, x_ii = 0, x_jj = 0;
+  for (std::size_t l = 0; l < masks.size(); ++l) {
+    const auto mi = masks[l].col(i), mj = masks[l].col(j);
+    const auto xi = hidden[l].col(i), xj = hidden[l].col(j);
+    s.layer_overlap.push_back(ratio(mi.dot(mj), mi.sum(), mj.sum()));
+    s.layer_act_cos.push_back(ratio(xi.dot(xj), xi.squaredNorm(), xj.squaredNorm()));
+    m_dot += mi.dot(mj), m_ii += mi.sum(), m_jj += mj.sum();
+    x_dot += xi.dot(xj), x_ii += xi.squaredNorm(), x_jj += xj.squaredNorm();
+  }
+  s.mask_cos = ratio(m_dot, m_ii, m_jj);
+  s.act_cos = ratio(x_dot, x_ii, x_jj);
+  return s;
 }
 
 std::vector<PairNtk> pair_ntk(const CometRouter& router, const nn::PlainMlp& net, const Eigen::VectorXd& theta,

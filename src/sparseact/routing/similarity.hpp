@@ -25,6 +25,10 @@ struct PairSimilarity {
   std::vector<double> layer_overlap, layer_act_cos;  ///< per hidden layer ℓ = 1 … L−1
 };
 
+/// The cosines of columns i and j given masks m_1 … m_{L−1} and hidden activations x_1 … x_{L−1}.
+PairSimilarity similarity_of(const std::vector<Eigen::MatrixXd>& masks, const std::vector<Eigen::MatrixXd>& hidden, Eigen::Index i,
+                             Eigen::Index j);
+
 /// The two columns of `pair` (N_0 × 2) through `router` and the masked backbone (net, θ) at every p_k.
 std::vector<PairSimilarity> pair_similarity(const CometRouter& router, const nn::PlainMlp& net, const Eigen::VectorXd& theta,
                                             const Eigen::MatrixXd& pair, const std::vector<double>& pks);

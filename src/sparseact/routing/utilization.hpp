@@ -11,6 +11,7 @@
 
 #include <Eigen/Core>
 
+#include <sparseact/core/device.hpp>
 #include <sparseact/core/record.hpp>
 #include <sparseact/routing/comet.hpp>
 
@@ -31,9 +32,10 @@ CometRouter random_net_router(const RandomNetDraw& draw, std::uint64_t seed, std
 struct KeepCounts {
   std::vector<Eigen::MatrixXi> counts;  ///< layer ℓ: N_ℓ × groups
 };
-/// Routes the columns of X through the router at p_k, `batch` inputs at a time, and counts the kept units.
+/// Routes the columns of X through the router at p_k, `batch` inputs at a time, and counts the kept units
+/// (the masks on the GPU with Device::cuda: the same masks, comet_masks_gpu).
 KeepCounts keep_counts(const CometRouter& router, double p_k, const Eigen::MatrixXd& X, const std::vector<int>& group, int groups,
-                       Eigen::Index batch = 2048);
+                       Eigen::Index batch = 2048, Device device = Device::cpu);
 
 /// One net's utilisation summary: neurons no input keeps (dead), those no input of the "seen" groups
 /// keeps (dead_seen), and of those the ones an "unseen" input keeps (woken).

@@ -1,0 +1,157 @@
+#include <sparseact/cuda/comet_forward.hpp>
+
+#include <cmath>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <sparseact/cuda/check.cuh>
+
+namespace sparseact::cuda {
+
+namespace {
+
+/// A device buffer of doubles, freed on every exit path.
+struct Buffer {
+  double* p = nullptr;
+  std::size_t n = 0;
+  explicit Buffer(std::size_t count) : n(count) {
+    if (count) check(cudaMalloc(&p, sizeof(double) * count), "cudaMalloc");
+  }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  ~Buffer() { cudaFree(p); }
+  void upload(const double* host) { check(cudaMemcpy(p, host, sizeof(double) * n, cudaMemcpyHostToDevice), "copy to device"); }
+  void download(double* host, std::size_t count, std::size_t offset = 0) const {
+    check(cudaMemcpy(host, p + offset, sizeof(double) * count, cudaMemcpyDeviceToHost), "copy to host");
+  }
+};
+
+struct Blas {
+  cublasHandle_t h = nullptr;
+  Blas() { check(cublasCreate(&h), "cublasCreate"); }
+  ~Blas() { cublasDestroy(h); }
+};
+
+__device__ double activate(int f, double a) { return f == 0 ? (a > 0 ? a : 0.0) : f == 1 ? tanh(a) : a; }
+
+// One block per (net, input) column of C (N × M per net, nets after each other): C_k by counting, with the
+// comparisons of eq. (3) — strict: |{j : c_j ≥ c_i}| ≤ k; inclusive: |{j : c_j > c_i}| < k; exact: that
+// count plus the equal values of lower index < k. The column sits in shared memory when it fits.
+__global__ void kwta_apply(const double* C, const double* A, const double* bias, int N, long long M, int k, int rule, int f,
+                           double* mask, double* z, double* x) {
+  extern __shared__ double col[];
+  const long long column = blockIdx.x;  // net · M + input
+  const long long net = column / M;
+  const double* c = C + column * N;
+  for (int i = threadIdx.x; i < N; i += blockDim.x) col[i] = c[i];
+  __syncthreads();
+  for (int i = threadIdx.x; i < N; i += blockDim.x) {
+    const double v = col[i];
+    int ge = 0, gt = 0, eq_before = 0;
+    for (int j = 0; j < N; ++j) {
+      const double u = col[j];
+      ge += u >= v;
+      gt += u > v;
+      eq_before += (u == v) && (j < i);
+    }
+    const bool win = rule == 0 ? ge <= k : rule == 1 ? gt < k : gt + eq_before < k;
+    const long long at = column * N + i;
+    mask[at] = win ? 1.0 : 0.0;
+    z[at] = win ? v : 0.0;
+    if (A) x[at] = win ? activate(f, A[at] + (bias ? bias[net * N + i] : 0.0)) : 0.0;
+  }
+}
+
+__global__ void add_bias(double* A, const double* bias, int N, long long M, long long total) {
+  const long long idx = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (idx >= total) return;
+  const long long net = idx / (static_cast<long long>(N) * M);
+  A[idx] += bias[net * N + idx % N];
+}
+
+/// Y_b = P_b Q_b for every net b (P: r × c per net, or shared when strideP = 0; Q: c × M per net or shared).
+void batched_gemm(const Blas& blas, const double* P, long long strideP, const double* Q, long long strideQ, double* Y, int r, int c,
+                  int M, int nets) {
+  const double one = 1.0, zero = 0.0;
+  check(cublasDgemmStridedBatched(blas.h, CUBLAS_OP_N, CUBLAS_OP_N, r, M, c, &one, P, r, strideP, Q, c, strideQ, &zero, Y, r,
+                                  static_cast<long long>(r) * M, nets),
+        "cublasDgemmStridedBatched");
+}
+
+}  // namespace
+
+CometGpuOutput comet_forward(const CometGpuNets& nets, const Eigen::MatrixXd& X0) {
+  const std::size_t L = nets.widths.size() - 1;
+  const int B = nets.nets, M = static_cast<int>(X0.cols());
+  const bool backbone = !nets.W.empty();
+  if (nets.widths.size() < 3 || B < 1 || nets.V.size() != L - 1 || nets.k.size() != L - 1 || (backbone && nets.W.size() != L) ||
+      (!nets.b.empty() && nets.b.size() != L) || X0.rows() != nets.widths[0])
+    throw std::invalid_argument("cuda::comet_forward: shapes disagree");
+  CometGpuOutput out;
+  if (M == 0) return out;
+  Blas blas;
+  Buffer x0(X0.size());
+  x0.upload(X0.data());
+    // Z and X of the previous layer (per net; layer 0: the shared inputs, stride 0).
+  const double* z_prev = x0.p;
+  const double* x_prev = x0.p;
+  long long stride_prev = 0;
+  std::unique_ptr<Buffer> z_keep, x_keep;  // the previous layer's z and x, alive until the next layer is computed
+  for (std::size_t l = 1; l < L; ++l) {
+    const int N = nets.widths[l], Np = nets.widths[l - 1];
+    const std::size_t layer = std::size_t(B) * N * M;
+    if (N > 6144) throw std::invalid_argument("cuda::comet_forward: hidden widths above 6144 do not fit the k-WTA kernel's shared memory");
+    Buffer V(nets.V[l - 1].size()), C(layer), mask(layer);
+    auto z = std::make_unique<Buffer>(layer), x = std::make_unique<Buffer>(backbone ? layer : 0);
+    Buffer W(backbone ? nets.W[l - 1].size() : 0), A(backbone ? layer : 0), bias(nets.b.empty() || !backbone ? 0 : nets.b[l - 1].size());
+    if (nets.V[l - 1].size() != std::size_t(B) * N * Np) throw std::invalid_argument("cuda::comet_forward: a V block has the wrong size");
+    V.upload(nets.V[l - 1].data());
+    batched_gemm(blas, V.p, static_cast<long long>(N) * Np, z_prev, stride_prev, C.p, N, Np, M, B);  // (4)
+    if (backbone) {
+      W.upload(nets.W[l - 1].data());
+      if (bias.n) bias.upload(nets.b[l - 1].data());
+      batched_gemm(blas, W.p, static_cast<long long>(N) * Np, x_prev, stride_prev, A.p, N, Np, M, B);  // (7)
+    }
+    const int threads = N < 256 ? ((N + 31) / 32) * 32 : 256;
+    kwta_apply<<<static_cast<unsigned>(std::size_t(B) * M), threads, sizeof(double) * N>>>(
+        C.p, backbone ? A.p : nullptr, bias.n ? bias.p : nullptr, N, M, nets.k[l - 1], nets.tie_rule, nets.activation, mask.p, z->p,
+        backbone ? x->p : nullptr);  // (5), (6), (8)
+    check(cudaGetLastError(), "kwta_apply launch");
+    for (int n = 0; n < B; ++n) {
+      Eigen::MatrixXd m(N, M);
+      mask.download(m.data(), std::size_t(N) * M, std::size_t(n) * N * M);
+      out.masks.push_back(std::move(m));
+      if (backbone) {
+        Eigen::MatrixXd xv(N, M);
+        x->download(xv.data(), std::size_t(N) * M, std::size_t(n) * N * M);
+        out.x.push_back(std::move(xv));
+      }
+    }
+    z_prev = z->p, x_prev = x->p, stride_prev = static_cast<long long>(N) * M;
+    z_keep = std::move(z), x_keep = std::move(x);
+  }
+  if (backbone) {  // the unmasked output layer
+    const int N = nets.widths[L], Np = nets.widths[L - 1];
+    Buffer W(nets.W[L - 1].size()), A(std::size_t(B) * N * M), bias(nets.b.empty() ? 0 : nets.b[L - 1].size());
+    W.upload(nets.W[L - 1].data());
+    batched_gemm(blas, W.p, static_cast<long long>(N) * Np, x_prev, stride_prev, A.p, N, Np, M, B);
+    if (bias.n) {
+      bias.upload(nets.b[L - 1].data());
+      const long long total = static_cast<long long>(B) * N * M;
+      add_bias<<<static_cast<unsigned>((total + 255) / 256), 256>>>(A.p, bias.p, N, M, total);
+      check(cudaGetLastError(), "add_bias launch");
+    }
+    for (int n = 0; n < B; ++n) {
+      Eigen::MatrixXd a(N, M);
+      A.download(a.data(), std::size_t(N) * M, std::size_t(n) * N * M);
+      out.output.push_back(std::move(a));
+    }
+  }
+  return out;
+}
+
+}  // namespace sparseact::cuda
