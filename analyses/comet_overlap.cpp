@@ -39,7 +39,13 @@ int main(int argc, char** argv) {
     json spearman = json::object();
     for (std::size_t p = 0; p < study.pks.size(); ++p) {
       if (study.pks[p] >= 1) continue;
-      const stats::Spearman s = stats::spearman(study.input_cos(), study.measured(Quantity::mask_cos, p), stats::Alternative::greater);
+      stats::Spearman s;
+      try {
+        s = stats::spearman(study.input_cos(), study.measured(Quantity::mask_cos, p), stats::Alternative::greater);
+      } catch (const std::invalid_argument& e) {  // a constant column (e.g. every pair's masks equal): no ranking
+        r.data["not_tested"].push_back(fmt::format("fig2a at p_k = {:g}: {}", study.pks[p], e.what()));
+        continue;
+      }
       rising.push_back({fmt::format("p_k = {:g} (ρ_S = {:.3f})", study.pks[p], s.rho), s.p_value, 0.01});
       spearman[fmt::format("{:g}", study.pks[p])] = {{"rho", s.rho}, {"p_value", s.p_value}};
     }

@@ -104,7 +104,10 @@ inline void sharper_checks(app::Analysis& a, const PairStudy& s, Quantity q, con
                            const std::string& what, int resamples, const std::vector<std::pair<double, double>>& orders) {
   for (const auto& [pa, pb] : orders) {
     const auto d = routing::narrowness_difference(s, q, pa, pb, resamples, a.common.seed);
-    if (!d) continue;
+    if (!d) {
+      a.result.data["not_tested"].push_back(fmt::format("{}_pk{:g}_vs_{:g}: needs both p_k and pairs with input cosine ≥ 0.9", id, pa, pb));
+      continue;
+    }
     app::greater_than(a, {.id = fmt::format("{}_pk{:g}_vs_{:g}", id, pa, pb), .claim = claim,
                           .statement = fmt::format("{} falls faster near input cosine 1 when sparser: ν({:g}) − ν({:g}) > 0 by its 95% bootstrap "
                                                    "interval, ν = Σ(1 − {})/Σ(1 − input_cos) over pairs with input cosine ≥ 0.9", what, pa, pb, what),

@@ -9,12 +9,16 @@
 
 #include <csignal>
 #include <filesystem>
+#include <limits>
 #include <string>
 #include <thread>
 #include <unistd.h>
 #include <vector>
 
+#include <Eigen/Core>
 #include <nlohmann/json.hpp>
+
+#include <sparseact/core/npy.hpp>
 
 #include "support.hpp"
 
@@ -214,4 +218,23 @@ TEST_CASE("the same seed gives the same bytes in every output, PDF included", "[
     (*j)["params"].erase("out");
   }
   CHECK(ja == jb);
+}
+
+TEST_CASE("comet_overlap --inputs: an odd row count or a non-finite entry exits 2; an even file is analysed", "[contract][cli]") {
+  const fs::path dir = fresh_dir("contract_comet_inputs");
+  fs::create_directories(dir);
+  Eigen::MatrixXd odd = Eigen::MatrixXd::Random(7, 5), bad = Eigen::MatrixXd::Random(8, 5), good = Eigen::MatrixXd::Random(8, 5);
+  bad(3, 2) = std::numeric_limits<double>::infinity();
+  sparseact::save_npy(dir / "odd.npy", odd);
+  sparseact::save_npy(dir / "bad.npy", bad);
+  sparseact::save_npy(dir / "good.npy", good);
+  for (const char* file : {"odd.npy", "bad.npy"}) {
+    CAPTURE(file);
+    const Run r = run(std::string("comet_overlap ") + find("comet_overlap").tiny + " --inputs " + (dir / file).string() + " --out " + (dir / "out").string());
+    CHECK(r.code == 2);
+    CHECK_FALSE(fs::exists(dir / "out"));
+  }
+  const Run ok = run(std::string("comet_overlap ") + find("comet_overlap").tiny + " --inputs " + (dir / "good.npy").string() + " --out " + (dir / "out").string());
+  CHECK((ok.code == 0 || ok.code == 3));
+  CHECK(fs::exists(dir / "out" / "pairs.csv"));
 }

@@ -223,9 +223,13 @@ std::optional<Estimate> narrowness_difference(const PairStudy& s, Quantity q, do
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
   Estimate e;
   e.estimate = diff(all);
-  // Pairs resample together across p_k: the same pairs and nets gave both ν.
-  const stats::Interval ci = stats::bootstrap_interval(in.size(), diff, resamples, seed, stream_id(kInputStream, 0xB007));
-  e.lo = ci.lo, e.hi = ci.hi;
+  if (std::isnan(e.estimate)) return std::nullopt;  // no pair with input cosine ≥ 0.9
+  try {  // pairs resample together across p_k: the same pairs and nets gave both ν
+    const stats::Interval ci = stats::bootstrap_interval(in.size(), diff, resamples, seed, stream_id(kInputStream, 0xB007));
+    e.lo = ci.lo, e.hi = ci.hi;
+  } catch (const std::invalid_argument&) {
+    return std::nullopt;  // too few qualifying pairs for resamples to carry any
+  }
   return e;
 }
 

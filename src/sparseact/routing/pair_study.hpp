@@ -124,7 +124,7 @@ struct PairStudy {
 double narrowness_at(const PairStudy& s, Quantity q, std::size_t p);
 
 /// ν(p_a) − ν(p_b) with its 95% percentile-bootstrap interval over pairs; nullopt when either p_k is not in
-/// the study.
+/// the study, or too few pairs have an input cosine ≥ 0.9 for ν (or its resamples) to exist.
 struct Estimate {
   double estimate = 0, lo = 0, hi = 0;
 };

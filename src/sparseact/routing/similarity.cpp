@@ -24,6 +24,21 @@ Eigen::MatrixXd repeat_pair(const Eigen::MatrixXd& pair, std::size_t copies, std
   return X;
 }
 
+/// The pair at every p_k through the router and the masked backbone in one pass: column 2p, 2p+1 at pks[p].
+struct PairPass {
+  std::vector<Eigen::MatrixXd> masks;
+  nn::PlainForward fwd;
+};
+PairPass pair_pass(const CometRouter& router, const nn::PlainMlp& net, const Eigen::VectorXd& theta, const Eigen::MatrixXd& pair,
+                   const std::vector<double>& pks) {
+  std::vector<double> column_pk;
+  const Eigen::MatrixXd X0 = repeat_pair(pair, pks.size(), &column_pk, pks);
+  PairPass pass;
+  pass.masks = comet_masks(router, X0, column_pk);
+  pass.fwd = nn::plain_forward(net, theta, X0, pass.masks);
+  return pass;
+}
+
 }  // namespace
 
 double cosine(const Eigen::Ref<const Eigen::VectorXd>& a, const Eigen::Ref<const Eigen::VectorXd>& b) {
@@ -32,11 +47,9 @@ double cosine(const Eigen::Ref<const Eigen::VectorXd>& a, const Eigen::Ref<const
 
 std::vector<PairSimilarity> pair_similarity(const CometRouter& router, const nn::PlainMlp& net, const Eigen::VectorXd& theta,
                                             const Eigen::MatrixXd& pair, const std::vector<double>& pks) {
-  std::vector<double> column_pk;
-  const Eigen::MatrixXd X0 = repeat_pair(pair, pks.size(), &column_pk, pks);
-  const std::vector<Eigen::MatrixXd> masks = comet_masks(router, X0, column_pk);
-  const nn::PlainForward fwd = nn::plain_forward(net, theta, X0, masks);
-  const std::vector<Eigen::MatrixXd> hidden(fwd.x.begin() + 1, fwd.x.end());
+  const PairPass pass = pair_pass(router, net, theta, pair, pks);
+  const std::vector<Eigen::MatrixXd>& masks = pass.masks;
+  const std::vector<Eigen::MatrixXd> hidden(pass.fwd.x.begin() + 1, pass.fwd.x.end());
   std::vector<PairSimilarity> out;
   for (std::size_t p = 0; p < pks.size(); ++p) {
     out.push_back(similarity_of(masks, hidden, Eigen::Index(2 * p), Eigen::Index(2 * p + 1)));
@@ -64,10 +77,9 @@ PairSimilarity similarity_of(const std::vector<Eigen::MatrixXd>& masks, const st
 
 std::vector<PairNtk> pair_ntk(const CometRouter& router, const nn::PlainMlp& net, const Eigen::VectorXd& theta,
                               const Eigen::MatrixXd& pair, const std::vector<double>& pks) {
-  std::vector<double> column_pk;
-  const Eigen::MatrixXd X0 = repeat_pair(pair, pks.size(), &column_pk, pks);
-  const std::vector<Eigen::MatrixXd> masks = comet_masks(router, X0, column_pk);
-  const nn::PlainForward fwd = nn::plain_forward(net, theta, X0, masks);
+  const PairPass pass = pair_pass(router, net, theta, pair, pks);
+  const std::vector<Eigen::MatrixXd>& masks = pass.masks;
+  const nn::PlainForward& fwd = pass.fwd;
   const std::size_t L = net.widths.size() - 1;
   std::vector<PairNtk> out;
   for (std::size_t p = 0; p < pks.size(); ++p) {
