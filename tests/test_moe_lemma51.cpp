@@ -1,0 +1,44 @@
+// Lemma 5.1 of paper 003 (moe/lemma51): eq. (14)'s height at hand-computed points (exact powers of two must
+// not round up), (i)–(iii) against a built tree, δ-nets' covering radii and sizes.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include <sparseact/moe/lemma51.hpp>
+
+using namespace sparseact::moe;
+
+TEST_CASE("Eq. (14)'s height, leaves and nodes at hand-computed points", "[moe][lemma51]") {
+  // [0,1]: diam 1, δ = 1/2 → log₂(diam/δ) = 1, log₂ C = 2: h = 2·2/log₂ν.
+  Lemma51 L = lemma51(Domain::cube, 1, 2, 0.5);
+  CHECK(L.height == 4);
+  CHECK(L.leaves == 16);
+  CHECK(L.nodes == 31);
+  CHECK(L.net_bound == 4);  // C^{⌈log₂ 2⌉} = 4
+  CHECK(lemma51(Domain::cube, 1, 4, 0.5).height == 2);   // exactly 2, not 3
+  CHECK(lemma51(Domain::ball, 1, 2, 0.5).height == 6);   // diam 2: log₂ 4 = 2, 2·3
+  CHECK(lemma51(Domain::ball, 3, 16, 0.25).height == 4);  // log₂ C = 4, log₂(2/0.25) = 3, log₂ 16 = 4: 4·(1 + 3)/4 exactly
+  CHECK(lemma51(Domain::cube, 2, 3, 0.25).height == 7);   // 3/log₂3 · (1 + log₂(4√2)) = 6.62…
+}
+
+TEST_CASE("The built complete tree matches (i)–(iii) and holds the net; nets cover K within δ", "[moe][lemma51]") {
+  for (Domain d : {Domain::cube, Domain::ball})
+    for (int n : {1, 2})
+      for (double delta : {0.5, 0.25}) {
+        CAPTURE(to_string(d), n, delta);
+        const Eigen::MatrixXd grid = grid_net(d, n, delta), greedy = greedy_net(d, n, delta);
+        CHECK(covering_radius(d, grid, 3000, 1, 2) < delta);
+        CHECK(covering_radius(d, greedy, 3000, 1, 3) < delta);
+        const Lemma51 L = lemma51(d, n, 3, delta);
+        CHECK(double(greedy.cols()) <= L.net_bound);
+        const BuiltTree t = build_complete_tree(3, L.height, greedy);
+        REQUIRE(t.built);
+        CHECK(t.height == L.height);
+        CHECK(double(t.leaves) == L.leaves);
+        CHECK(double(t.nodes) == L.nodes);
+        CHECK(t.leaves_contain_net);
+      }
+  CHECK_FALSE(build_complete_tree(2, 40, Eigen::MatrixXd::Zero(1, 1)).built);  // 2^41 nodes: counted, not built
+  CHECK_THROWS_AS(lemma51(Domain::cube, 1, 2, 0.6), std::invalid_argument);  // δ > rad [0,1] = 1/2
+  CHECK_THROWS_AS(lemma51(Domain::cube, 1, 1, 0.25), std::invalid_argument);
+}
