@@ -64,6 +64,8 @@ const OwnCase kOwnBadInput[] = {
     {"spectral_training", "--c nan"},
     {"thm7_bounds", "--tau nan"},
     {"thm7_bounds", "--wd nan"},
+    {"vc_shatter", "--class relu"},
+    {"vc_shatter", "--L 9"},
     {"momlp_trees", "--delta 0.9"},
     {"momlp_trees", "--nu 1"},
     {"momlp_trees", "--domain sphere"},
