@@ -64,6 +64,8 @@ const OwnCase kOwnBadInput[] = {
     {"spectral_training", "--c nan"},
     {"thm7_bounds", "--tau nan"},
     {"thm7_bounds", "--wd nan"},
+    {"vc_super_expressive", "--k-max 40"},
+    {"vc_super_expressive", "--k-random 0"},
     {"vc_shatter", "--class relu"},
     {"vc_shatter", "--L 9"},
     {"momlp_trees", "--delta 0.9"},
