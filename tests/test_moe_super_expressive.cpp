@@ -25,3 +25,14 @@ TEST_CASE("a = Σ b_i 2^i + ½ realises every labeling of 2^{-i}, k ≤ 10, and 
   CHECK(super_expressive_labels(super_expressive_weight(alternating), 64) == alternating);
   CHECK(to_fraction(super_expressive_weight({1, 0, 1})) == "21/2");  // 2 + 8 + ½
 }
+
+TEST_CASE("One PReLU unit shatters 3 points and exactly misses the 3-change labelings of 4", "[moe][super_expressive]") {
+  const std::vector<double> x{-1.0, 0.0, 2.0, 5.0};
+  for (long bits = 0; bits < 16; ++bits) {
+    const std::vector<int> y{int(bits & 1), int((bits >> 1) & 1), int((bits >> 2) & 1), int((bits >> 3) & 1)};
+    int changes = 0;
+    for (int i = 0; i + 1 < 4; ++i) changes += y[std::size_t(i)] != y[std::size_t(i + 1)];
+    CAPTURE(bits);
+    CHECK(prelu_unit_fit(x, y).realized == (changes <= 2));
+  }
+}

@@ -27,4 +27,16 @@ std::vector<int> super_expressive_labels(const Rational& a, int k);
 /// "p/q" (or "p" for an integer).
 std::string to_fraction(const Rational& r);
 
+/// The contrast: one PReLU unit with an affine output, f(x) = c σ_γ(a x + b) + d on R, is a continuous
+/// function with one kink; with a = ±1 it is every such function (slopes c and cγ on the two sides).
+/// With the kink at t, f = β + s₊ (x − t) right of t and β + s₋ (x − t) left of it: for a fixed t the labels
+/// 1[f(x_i) > 0] are an LP in (β, s₊, s₋). A function with one kink has at most two zeros, so sorted points
+/// with three sign changes (1010 on four points) are never realised: VC = 3.
+struct PreluUnitFit {
+  bool realized = false;
+  double t = 0, beta = 0, slope_right = 0, slope_left = 0;  ///< the certificate (verified exactly)
+};
+/// Tries the kink at every gap midpoint of the sorted points and beyond both ends.
+PreluUnitFit prelu_unit_fit(const std::vector<double>& x, const std::vector<int>& labels);
+
 }  // namespace sparseact::moe
