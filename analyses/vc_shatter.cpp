@@ -4,12 +4,17 @@
 // sets, by one separation LP per labeling (GLPK), each "yes" verified in exact rationals. Checks: the
 // measured VC dimension against the textbook value, Π̂(m) against Cover's count (and its product over cells),
 // and the piecewise-affine class's VC dimension against Theorem 4.2's eq. (28) with d = n + 1 (Lemma B.3).
-// The MLP and MoMLP search classes are not here yet.
+// The MLP and MoMLP classes (relu, prelu: one hidden layer of width W; momlp_relu, momlp: L such experts on
+// free Voronoi cells) are searched on R with kinks seeded between data points (moe/shatter_search), where
+// their VC dimensions have closed forms; for them the checks add vc_found(momlp) ≥ L · vc_found(expert) and
+// vc_found(momlp) ≤ Theorem 4.2's bound (eq. (28) with D*(1, W)).
 #include <fmt/format.h>
 
 #include <sparseact/app/analysis.hpp>
 #include <sparseact/app/checks.hpp>
+#include <sparseact/core/rng.hpp>
 #include <sparseact/moe/shatter.hpp>
+#include <sparseact/moe/shatter_search.hpp>
 #include <sparseact/moe/vc_bounds.hpp>
 
 using namespace sparseact;
@@ -39,34 +44,53 @@ int main(int argc, char** argv) {
                                     "rational certificates); one work item per class",
                      .default_scale = Scale::paper});
   auto& app = analysis.app();
-  std::string classes = "halfspace,homhalfspace,interval,poly,ball,pwaffine";
-  int n = 2, k = 3, L = 2, mmax = 0;
+  std::string classes = "halfspace,homhalfspace,interval,poly,ball,pwaffine,relu,prelu,momlp_relu,momlp";
+  int n = 2, k = 3, L = 2, W = 1, mmax = 0;
   bool exact = false;
   app.add_option("--class", classes, "classes (comma list)")->capture_default_str();
   app.add_option("--n", n, "input dimension (intervals and poly live on R)")->check(CLI::Range(1, 8))->capture_default_str();
   app.add_option("--k", k, "poly: degree")->check(CLI::Range(1, 8))->capture_default_str();
-  app.add_option("--L", L, "pwaffine: cells (experts)")->check(CLI::Range(1, 4))->capture_default_str();
+  app.add_option("--L", L, "pwaffine, momlp: cells (experts)")->check(CLI::Range(1, 4))->capture_default_str();
+  app.add_option("--W", W, "relu, prelu, momlp: hidden width of an expert (on R)")->check(CLI::Range(1, 3))->capture_default_str();
   app.add_option("--mmax", mmax, "largest m (0: the known VC dimension + 2, at most 16)")->check(CLI::Range(0, 18))->capture_default_str();
   app.add_flag("--exact", exact, "confirm every unrealisable labeling with glp_exact");
 
   return analysis.run(argc, argv, [&](Analysis& a) {
     auto& r = a.result;
     std::vector<FeatureClass> cs;
+    std::vector<SearchSpec> searched;
     for (const std::string& name : CLI::detail::split(classes, ',')) {
+      try {
+        searched.push_back({parse_search_class(name), W, L});
+        continue;
+      } catch (const std::invalid_argument&) {
+      }
       FeatureClass c;
-      try { c.kind = parse_fixed_class(name); } catch (const std::invalid_argument& e) { throw InputError(std::string("--class: ") + e.what()); }
+      try { c.kind = parse_fixed_class(name); } catch (const std::invalid_argument& e) {
+        throw InputError("--class '" + name + "': use halfspace, homhalfspace, interval, poly, ball, pwaffine, relu, prelu, momlp_relu or momlp");
+      }
       c.n = (c.kind == FixedClass::interval || c.kind == FixedClass::poly) ? 1 : n, c.k = k;
       if (c.kind == FixedClass::pwaffine) c.prototypes = pwaffine_prototypes(n, L, a.common.seed);
       cs.push_back(c);
     }
     const auto m_of = [&](const FeatureClass& c) { return mmax > 0 ? mmax : std::min(16, known_vc(c) + 2); };
+    const auto m_search = [&](const SearchSpec& sp) { return mmax > 0 ? std::min(mmax, 12) : std::min(12, known_vc_1d(sp) + 2); };
 
     // --- Run: one item per class ------------------------------------------------------------------------
     const std::vector<Record> records = a.sweep({
-        .label = "classes", .count = cs.size(),
-        .key = [&](std::size_t i) { return fmt::format("class={}", to_string(cs[i].kind)); },
-        .cost = [&](std::size_t i) { return std::exp2(m_of(cs[i])); },
+        .label = "classes", .count = cs.size() + searched.size(),
+        .key = [&](std::size_t i) { return fmt::format("class={}", i < cs.size() ? to_string(cs[i].kind) : to_string(searched[i - cs.size()].kind)); },
+        .cost = [&](std::size_t i) { return std::exp2(i < cs.size() ? m_of(cs[i]) : m_search(searched[i - cs.size()])); },
         .item = [&](std::size_t i) {
+          if (i >= cs.size()) {  // a search class on R: Gaussian points
+            const SearchSpec& sp = searched[i - cs.size()];
+            const int m = m_search(sp);
+            Rng rng(a.common.seed, stream_id(0x003'0045, i));
+            std::vector<double> pts(static_cast<std::size_t>(m));
+            for (auto& v : pts) v = rng.normal();
+            const SearchGrowth g = search_growth(sp, pts, m);
+            return Record().set("realized", std::vector<double>(g.realized.begin(), g.realized.end())).set("vc_found", double(g.vc_found));
+          }
           const FeatureClass& c = cs[i];
           const int m = m_of(c);
           const Growth g = growth(c, class_points(c, m, a.common.seed), m, exact);
@@ -114,9 +138,47 @@ int main(int argc, char** argv) {
                          {"inherited", rec.num("inherited")}, {"unverified", rec.num("unverified")}, {"certificates_flat", rec.arr("certificates")}});
       a.add_table(std::move(t));
     }
+    int vc_expert_prelu = -1, vc_expert_relu = -1;
+    std::vector<Point> mixture_points, bound_points;
+    for (std::size_t i = 0; i < searched.size(); ++i) {
+      const SearchSpec& sp = searched[i];
+      const Record& rec = records[cs.size() + i];
+      const std::vector<double>& realized = rec.arr("realized");
+      const int vc = int(rec.num("vc_found")), known = known_vc_1d(sp);
+      vc_points.push_back({fmt::format("{} (W = {}{})", to_string(sp.kind), sp.W, sp.kind == SearchClass::momlp || sp.kind == SearchClass::momlp_relu ? fmt::format(", L = {}", sp.L) : ""),
+                           double(std::abs(vc - known)), 0.0});
+      if (sp.kind == SearchClass::prelu) vc_expert_prelu = vc;
+      if (sp.kind == SearchClass::relu) vc_expert_relu = vc;
+      Table t{fmt::format("growth_{}", to_string(sp.kind)), {"n", "J", "W", "L", "m", "realized", "total", "vc_found", "vc_known", "eq28"}, {}};
+      const bool mixture = sp.kind == SearchClass::momlp || sp.kind == SearchClass::momlp_relu;
+      const double bound = theorem42_bound(1, sp.W, mixture ? sp.L : 1, 1);
+      plot::Series ser{.label = fmt::format("{} (VC {})", to_string(sp.kind), vc), .style = plot::Style::linespoints};
+      for (std::size_t m = 1; m <= realized.size(); ++m) {
+        t.add_row({1, 1, double(sp.W), double(mixture ? sp.L : 1), double(m), realized[m - 1], std::exp2(double(m)), double(vc), double(known), bound});
+        ser.x.push_back(double(m)), ser.y.push_back(realized[m - 1]);
+      }
+      fig.series.push_back(ser);
+      if (mixture) bound_points.push_back({fmt::format("{} (W = {}, L = {})", to_string(sp.kind), sp.W, sp.L), double(vc), bound});
+      summary.push_back({{"class", to_string(sp.kind)}, {"vc_found", vc}, {"vc_known", known}, {"W", sp.W}, {"L", sp.L}});
+      a.add_table(std::move(t));
+    }
+    for (std::size_t i = 0; i < searched.size(); ++i) {
+      const SearchSpec& sp = searched[i];
+      const int expert = sp.kind == SearchClass::momlp ? vc_expert_prelu : sp.kind == SearchClass::momlp_relu ? vc_expert_relu : -1;
+      if (expert > 0) mixture_points.push_back({to_string(sp.kind), records[cs.size() + i].num("vc_found"), double(sp.L * expert)});
+    }
+    if (!mixture_points.empty())
+      for_all(a, {.id = "momlp_multiplies", .claim = "Theorem 4.2 (the L log L factor's source)",
+                  .statement = "a mixture of L experts on free Voronoi cells shatters at least L times what one expert shatters (measured on R)"},
+              Relation::at_least, mixture_points, "mixtures");
+    if (!bound_points.empty())
+      for_all(a, {.id = "theorem42_momlp", .claim = "Theorem 4.2",
+                  .statement = "VC of MoMLPs with L experts of depth 1, width W on R ≤ eq. (28) with d = D*(1, W)"},
+              Relation::at_most, bound_points, "mixtures");
     for_all(a, {.id = "vc_known", .claim = "§3 (closed forms)",
                 .statement = "measured VC dimension = the textbook value (halfspaces n + 1, homogeneous n, intervals 2, degree-k thresholds k + 1, "
-                             "balls n + 1, piecewise affine on L fixed cells L(n + 1)): |difference| = 0",
+                             "balls n + 1, piecewise affine on L fixed cells L(n + 1); on R: ReLU width W W + 1, PReLU W + 2, their "
+                             "MoMLPs L(W + 1) and L(W + 2)): |difference| = 0",
                 .note = "On one nested point set per class (Gaussian, general position); every realised labeling carries an LP certificate checked in rationals."},
             Relation::at_most, vc_points, "classes");
     if (!cover_points.empty())

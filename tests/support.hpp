@@ -39,7 +39,7 @@ inline const AnalysisUnderTest kAnalyses[] = {
     {"spectral_training", "--train 512 --pool 7 --d 6 --n 12 --wide-d 12 --wide-n 6 --blocks 2 --batch 16 --steps 20 --checkpoints 2 --eval 32", false},
     {"thm7_bounds", "--train 512 --pool 7 --p 6,12 --wd 0,0.1 --steps 40 --batch 8 --log-every 10", false},
     {"vc_super_expressive", "--scale quick --k-max 6 --random-labelings 20", false},
-    {"vc_shatter", "--class halfspace,interval,pwaffine --n 1 --L 2", false},
+    {"vc_shatter", "--class halfspace,interval,pwaffine,relu,momlp --n 1 --L 2", false},
     {"momlp_trees", "--scale quick --n 1,2 --nu 2,3 --probes 200", false},
     {"momlp_routing", "--scale quick --K 4,16 --n 1,2 --nu 2 --inputs-per-set 50", false},
     {"vc_bounds", "--J 1,2 --W 2,4 --L 1,13,16 --n 1", false},
