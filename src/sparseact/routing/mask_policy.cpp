@@ -1,6 +1,7 @@
 #include <sparseact/routing/mask_policy.hpp>
 
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 
@@ -30,6 +31,22 @@ Eigen::VectorXd example_bits(std::uint64_t seed, std::uint64_t stream, Eigen::In
   Eigen::VectorXd m(n);
   for (auto& v : m) v = rng.uniform() < p ? 1.0 : 0.0;
   return m;
+}
+
+/// The fraction of a labelled set whose argmax output is its label; `predict(X, first)` gives the outputs
+/// of test columns first, first + 1, … (1000 at a time).
+double accuracy_by(const nn::Dataset& test, const std::function<Eigen::MatrixXd(const Eigen::MatrixXd&, Eigen::Index)>& predict) {
+  long correct = 0;
+  for (Eigen::Index at = 0; at < test.size(); at += 1000) {
+    const Eigen::Index n = std::min<Eigen::Index>(1000, test.size() - at);
+    const Eigen::MatrixXd out = predict(test.x.middleCols(at, n), at);
+    for (Eigen::Index j = 0; j < n; ++j) {
+      Eigen::Index best = 0;
+      out.col(j).maxCoeff(&best);
+      correct += best == test.labels[std::size_t(at + j)];
+    }
+  }
+  return double(correct) / double(test.size());
 }
 
 }  // namespace
@@ -146,37 +163,8 @@ Eigen::MatrixXd MaskedMlp::predict(const Eigen::VectorXd& theta, const Eigen::Ma
 }
 
 double MaskedMlp::accuracy(const Eigen::VectorXd& theta, const nn::Dataset& test, TestMasks mode) const {
-  long correct = 0;
-  for (Eigen::Index at = 0; at < test.size(); at += 1000) {
-    const Eigen::Index n = std::min<Eigen::Index>(1000, test.size() - at);
-    const Eigen::MatrixXd out = predict(theta, test.x.middleCols(at, n), at, mode);
-    for (Eigen::Index j = 0; j < n; ++j) {
-      Eigen::Index best = 0;
-      out.col(j).maxCoeff(&best);
-      correct += best == test.labels[std::size_t(at + j)];
-    }
-  }
-  return double(correct) / double(test.size());
+  return accuracy_by(test, [&](const Eigen::MatrixXd& X, Eigen::Index first) { return predict(theta, X, first, mode); });
 }
-
-namespace {
-
-/// Accuracy of MoE outputs over a labelled set, 1000 inputs at a time.
-double moe_accuracy(MoeModel& model, const Eigen::VectorXd& theta, const nn::Dataset& test) {
-  long correct = 0;
-  for (Eigen::Index at = 0; at < test.size(); at += 1000) {
-    const Eigen::Index n = std::min<Eigen::Index>(1000, test.size() - at);
-    const Eigen::MatrixXd out = moe_forward(model.net(), theta, test.x.middleCols(at, n)).a.back();
-    for (Eigen::Index j = 0; j < n; ++j) {
-      Eigen::Index best = 0;
-      out.col(j).maxCoeff(&best);
-      correct += best == test.labels[std::size_t(at + j)];
-    }
-  }
-  return double(correct) / double(test.size());
-}
-
-}  // namespace
 
 TrainRun train_masked(const TrainRunConfig& cfg, const nn::Dataset& train, const nn::Dataset& test) {
   const nn::PlainMlp net = policy_backbone(cfg.widths, cfg.policy, nn::PlainActivation::relu, /*biases=*/true);
@@ -199,7 +187,7 @@ TrainRun train_masked(const TrainRunConfig& cfg, const nn::Dataset& train, const
     if (moe) nn::train(moe_model, theta, sgd, nn::constant_schedule(cfg.lr), stream, options, on_step);
     else nn::train(masked, theta, sgd, nn::constant_schedule(cfg.lr), stream, options, on_step);
     run.train_loss.push_back(sum / double(per_epoch));
-    run.test_acc.push_back(moe ? moe_accuracy(moe_model, theta, test) : masked.accuracy(theta, test, TestMasks::policy));
+    run.test_acc.push_back(moe ? accuracy_by(test, [&](const Eigen::MatrixXd& X, Eigen::Index) { return moe_forward(moe_model.net(), theta, X).a.back(); }) : masked.accuracy(theta, test, TestMasks::policy));
     if (cfg.policy.policy == Policy::bernoulli) run.test_acc_all_on.push_back(masked.accuracy(theta, test, TestMasks::all_on));
   }
   return run;
