@@ -394,6 +394,10 @@ int Analysis::write_outputs() {
       write_file_atomic(dir / (table.name + ".csv"), to_csv(table));
       result.files.push_back(table.name + ".csv");
     }
+    for (const auto& [name, text] : text_files_) {
+      write_file_atomic(dir / name, text);
+      result.files.push_back(name);
+    }
     std::string plot_error;
     plot::RenderOptions options;
     options.pdf = common.pdf;

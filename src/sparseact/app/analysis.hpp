@@ -93,6 +93,8 @@ class Analysis {
 
   void add_table(Table table) { result.tables.push_back(std::move(table)); }
   void add_figure(plot::Figure fig) { figures.push_back(std::move(fig)); }
+  /// A further output file (e.g. certificates.json), written beside the tables and listed in `files`.
+  void add_text_file(std::string name, std::string text) { text_files_.emplace_back(std::move(name), std::move(text)); }
   /// Runs the items of `sweep` (here, or on every rank under MPI) and returns their records in
   /// index order on the rank that goes on to reduce. On the other ranks it does not return: they
   /// wait for rank 0's exit code. --list-items prints the items here and ends the run (exit 0).
@@ -127,6 +129,7 @@ class Analysis {
   std::vector<int> gpu_counts_;  ///< GPUs per rank, gathered at start under MPI
 
   AnalysisInfo info_;
+  std::vector<std::pair<std::string, std::string>> text_files_;
   std::unique_ptr<CLI::App> app_;
   std::string scale_flag_;
   std::vector<std::function<void(Scale)>> resolvers_;
