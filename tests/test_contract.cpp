@@ -74,6 +74,7 @@ const OwnCase kOwnBadInput[] = {
     {"momlp_routing", "--nu 1"},
     {"momlp_routing", "--sets voronoi"},
     {"momlp_routing", "--prototypes /nonexistent/p.npy"},
+    {"vc_super_expressive", "--k-certificates 0"},
     {"vc_bounds", "--L 0"},
     {"vc_bounds", "--J 1.5"},
     {"comet_ntk", "--pk 0.5,nan"},
