@@ -4,6 +4,8 @@
 // (L500, C = 2^{n+1}), build the complete ν-ary tree of eq. (14)'s height and count its leaves and nodes
 // against (i)–(iii), and fit the exponent of N_δ in 1/δ: a regular n-dimensional set has n, the lemma's
 // bound allows log₂C = n + 1, and Table 1's leaf count grows like ε^{…} without an n (ERRATA 003).
+// Theorem 5.3 (Lemma B.1, Tables 1, 6, 7): at L703's δ(ε) for an α-Hölder target, the tree's leaves and height,
+// each expert's depth and width, beside the tables' rates; and eq. (21)'s first ≤, which needs n ≤ 1 (ERRATA 003).
 #include <cmath>
 #include <map>
 
@@ -14,23 +16,31 @@
 #include <sparseact/core/rng.hpp>
 #include <sparseact/core/stats.hpp>
 #include <sparseact/moe/lemma51.hpp>
+#include <sparseact/moe/theorem53.hpp>
 
 using namespace sparseact;
 using namespace sparseact::app;
 using namespace sparseact::moe;
 
 int main(int argc, char** argv) {
-  Analysis analysis({.name = "momlp_trees", .paper = "003", .claims = {"Lemma 5.1", "eq. (11)", "eq. (14)", "Example 2"},
+  Analysis analysis({.name = "momlp_trees", .paper = "003", .claims = {"Lemma 5.1", "eq. (11)", "eq. (14)", "Example 2", "Theorem 5.3", "eq. (21)", "Tables 1, 6, 7"},
                      .description = "δ-nets of the cube and the ball and the ν-ary trees of Lemma 5.1: covering radius, net size, "
                                     "height, leaves, nodes; one work item per (domain, n, δ)",
                      .default_scale = Scale::paper});
   auto& app = analysis.app();
   std::string domains = "cube,ball", n_text = "1,2,3", nu_text = "2,3,4", delta_text;
-  int probes = 20000;
+  std::string eps_text = "0.5,0.25,0.125,0.0625,0.03125";
+  int probes = 20000, m_out = 1;
+  double r_tradeoff = 0.5, alpha = 1, holder_L = 1;
   analysis.scaled_option("--delta", delta_text, std::string("0.5,0.25,0.125"), std::string("0.5,0.25,0.125,0.0625,0.03125"), "δ values (comma list)");
   app.add_option("--domain", domains, "cube and/or ball")->capture_default_str();
   app.add_option("--n", n_text, "dimensions")->capture_default_str();
   app.add_option("--nu", nu_text, "valencies ν ≥ 2")->capture_default_str();
+  app.add_option("--eps", eps_text, "Theorem 5.3: approximation errors ε")->capture_default_str();
+  app.add_option("--r", r_tradeoff, "Theorem 5.3: the experts-to-expert-complexity trade-off r (Theorem 4.1: 1/2)")->check(CLI::Range(-10.0, 10.0))->capture_default_str();
+  app.add_option("--alpha", alpha, "Theorem 5.3: Hölder exponent α of ω(t) = L t^α")->check(CLI::Range(1e-3, 1.0))->capture_default_str();
+  app.add_option("--holder-L", holder_L, "Theorem 5.3: Hölder constant L")->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--m", m_out, "Theorem 5.3: output dimension m")->check(CLI::Range(1, 100000))->capture_default_str();
   app.add_option("--probes", probes, "uniform points of K measuring each covering radius")->check(CLI::Range(100, 10000000))->capture_default_str();
 
   return analysis.run(argc, argv, [&](Analysis& a) {
@@ -42,6 +52,7 @@ int main(int argc, char** argv) {
     for (double v : parse_number_list("--n", n_text, 1, 12, true)) ns.push_back(int(v));
     for (double v : parse_number_list("--nu", nu_text, 2, 64, true)) nus.push_back(int(v));
     const std::vector<double> deltas = parse_number_list("--delta", delta_text, 0, 1e6);
+    const std::vector<double> epss = parse_number_list("--eps", eps_text, 1e-12, 1e6);
     struct Cell { Domain d; int n; double delta; };
     std::vector<Cell> cells;
     for (Domain d : ds)
@@ -138,6 +149,31 @@ int main(int argc, char** argv) {
     r.data["exponents"] = exponents;
     r.data["domains"] = "0: cube [0,1]^n, 1: ball B_n(0,1)";
     a.add_table(std::move(trees));
+
+    // --- Theorem 5.3 at L703's δ(ε): tree, depth, width, the tables' rates; eq. (21)'s first ≤ ------------------
+    Table thm{"theorem53", {"domain", "n", "nu", "eps", "r", "alpha", "delta", "tree_valid", "height", "leaves", "nodes", "depth_term", "eq21_ratio",
+                            "depth", "width", "table1_experts", "table1_parameters", "table6_experts", "table6_routing"}, {}};
+    std::vector<Point> eq21;
+    for (Domain d : ds)
+      for (int n : ns) {
+        for (double eps : epss)
+          for (int nu : nus) {
+            const Theorem53 t = theorem53(d, n, m_out, nu, eps, r_tradeoff, {holder_L, alpha});
+            thm.add_row({double(int(d)), double(n), double(nu), eps, r_tradeoff, alpha, t.delta, t.tree_valid ? 1.0 : 0.0, double(t.tree.height),
+                         t.tree.leaves, t.tree.nodes, t.depth_term, t.eq21_ratio, t.depth, t.width, t.table1_experts, t.table1_parameters,
+                         t.table6_experts, t.table6_routing});
+          }
+        if (d == ds.front()) {  // the ratio depends on n alone
+          const Theorem53 t = theorem53(d, n, m_out, nus.front(), epss.front(), r_tradeoff, {holder_L, alpha});
+          eq21.push_back({fmt::format("n = {}", n), t.eq21_ratio, 1.0});
+        }
+      }
+    for_all(a, {.id = "eq21_depth_term", .claim = "Theorem 5.3 proof, eq. (21)",
+                .statement = "at L703's δ, Lemma B.1's depth term (δ 2^{3/2} n^{1/2} / ((n + 1)^{1/2} ω⁻¹(ε/(131√(nm)))))^{n/2} ≤ ε^{−r}: measured is their ratio",
+                .note = "The first ≤ of eq. (21) needs (n + 1)^{1/2} ≥ (2n)^{1/2}, i.e. n ≤ 1; the ratio is (2n/(n + 1))^{n/4} for every ε (ERRATA 003), so "
+                        "Table 6's O(ε^{−r}) depth survives with an n-dependent constant."},
+            Relation::at_most, eq21, "dimensions n");
+    a.add_table(std::move(thm));
 
     // --- Figure: N_δ against 1/δ per (domain, n), log–log ------------------------------------------------
     plot::Figure fig{.name = "momlp_trees_net_size", .title = "Greedy δ-net size N_δ", .xlabel = "1/δ", .ylabel = "N_δ", .logx = true, .logy = true,

@@ -74,6 +74,8 @@ const OwnCase kOwnBadInput[] = {
     {"momlp_routing", "--nu 1"},
     {"momlp_routing", "--sets voronoi"},
     {"momlp_routing", "--prototypes /nonexistent/p.npy"},
+    {"momlp_trees", "--eps 0"},
+    {"momlp_trees", "--alpha 2"},
     {"vc_super_expressive", "--k-certificates 0"},
     {"vc_bounds", "--L 0"},
     {"vc_bounds", "--J 1.5"},
