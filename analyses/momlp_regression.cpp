@@ -1,0 +1,203 @@
+// momlp_regression — paper 003 §6.1, Table 4 and App. D: a MoMLP (Algorithm 2: prototypes by eq. (39), deepened
+// experts trained on their Voronoi cells by eq. (40), routed by eq. (5)) against its baseline, one PReLU MLP of
+// width w√K with as many hidden parameters as all experts together (App. D.3.2), on a 1D fBm path and on Ackley
+// and Rastrigin in 2D and 3D. We add the MLP of width w (the active parameters of one expert) and a sweep over K,
+// and sweep the fBm's Hurst index, which the paper leaves unstated (ERRATA 003).
+//
+// Scales: --scale quick (w = 16, small grids, 3 runs, under 2 minutes); no flag (w = 32, the paper's grids,
+// 5 runs, minutes on 2 cores); --scale paper (w = 1000 as App. D.3.1, 10 runs: hours, for a cluster).
+#include <fmt/format.h>
+
+#include <sparseact/app/analysis.hpp>
+#include <sparseact/app/checks.hpp>
+#include <sparseact/core/rng.hpp>
+#include <sparseact/core/stats.hpp>
+#include <sparseact/moe/regression_study.hpp>
+
+using namespace sparseact;
+using namespace sparseact::app;
+using namespace sparseact::moe;
+
+namespace {
+
+struct Item {
+  Target target;
+  double hurst;
+  int run;
+  Model model;
+  int K;
+};
+
+// Table 4 (MoMLP, baseline: mean ± sd of the test MSE over 10 runs).
+const json kTable4 = {{"fbm", {{"momlp", {0.057, 0.085}}, {"baseline", {0.128, 0.012}}}},
+                      {"ackley2", {{"momlp", {0.00015, 0.00006}}, {"baseline", {0.08723, 0.01059}}}},
+                      {"ackley3", {{"momlp", {0.00068, 0.00010}}, {"baseline", {0.09303, 0.03156}}}},
+                      {"rastrigin2", {{"momlp", {0.0480, 0.0073}}, {"baseline", {3.0511, 0.3581}}}},
+                      {"rastrigin3", {{"momlp", {1.0062, 0.0446}}, {"baseline", {8.0376, 4.0499}}}}};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Analysis analysis({.name = "momlp_regression", .paper = "003", .claims = {"§6.1", "Table 4", "Algorithm 2", "App. D.3"},
+                     .description = "MoMLP (Algorithm 2) vs its width-w√K baseline and the width-w MLP on fBm, Ackley and Rastrigin "
+                                    "(Table 4), with a K sweep and a Hurst sweep; one work item per trained model"});
+  auto& app = analysis.app();
+  std::string targets_text = "fbm,ackley2,ackley3,rastrigin2,rastrigin3", ks_text, hurst_sweep_text, budget_text = "steps";
+  int K = 4, width = 0, layers = 3, runs = 0, epochs = 0, stage1 = 0, batch = 64, s1 = 0, s2 = 0, s3 = 0;
+  double lr = 1e-4, sigma = 1e-2, hurst = 0.5;
+  app.add_option("--targets", targets_text, "fbm, ackley2, ackley3, rastrigin2, rastrigin3")->capture_default_str();
+  app.add_option("--K", K, "experts of the Table 4 comparison (App. D: 4)")->check(CLI::Range(1, 4096))->capture_default_str();
+  app.add_option("--K-sweep", ks_text, "expert counts of the sweep [quick and default 1,2,4,8; paper 1,2,4,8,16]");
+  app.add_option("--width", width, "w, each expert's width [quick 16, default 32, paper 1000]")->check(CLI::Range(1, 100000));
+  app.add_option("--layers", layers, "hidden layers after deepening (App. D.3.1: 3)")->check(CLI::Range(1, 64))->capture_default_str();
+  app.add_option("--runs", runs, "runs: fresh split and initialisation [quick 3, default 5, paper 10]")->check(CLI::Range(2, 1000));
+  app.add_option("--epochs", epochs, "eq. (40) epochs (unstated) [quick 10, default 40, paper 200]")->check(CLI::Range(0, 1000000));
+  app.add_option("--stage1-epochs", stage1, "eq. (39) epochs (unstated) [quick 2, default 10, paper 50]")->check(CLI::Range(0, 1000000));
+  app.add_option("--batch", batch, "batch size (unstated)")->check(CLI::Range(1, 1000000))->capture_default_str();
+  app.add_option("--lr", lr, "Adam learning rate (App. D.3.1: 1e-4)")->check(CLI::Range(1e-12, 10.0))->capture_default_str();
+  app.add_option("--sigma", sigma, "deepening noise σ (unstated)")->check(CLI::Range(0.0, 10.0))->capture_default_str();
+  app.add_option("--budget", budget_text, "each expert's training length (unstated): epochs (over its cell) or steps (as many as one model's "
+                                          "epochs over all data: equal wall time with one machine per expert)")
+      ->check(CLI::IsMember({"epochs", "steps"}))->capture_default_str();
+  app.add_option("--hurst", hurst, "Hurst index of the fBm target (unstated)")->check(CLI::Range(0.01, 0.99))->capture_default_str();
+  app.add_option("--hurst-sweep", hurst_sweep_text, "Hurst indices for MoMLP vs baseline on fBm [quick none, default 0.1,0.3,0.5,0.7,0.9]");
+  app.add_option("--s1", s1, "grid points, n = 1 (L320: 10000) [quick 1000]")->check(CLI::Range(10, 10000000));
+  app.add_option("--s2", s2, "grid points a side, n = 2 (L320: 150) [quick 40]")->check(CLI::Range(3, 10000));
+  app.add_option("--s3", s3, "grid points a side, n = 3 (L320: 30) [quick 12]")->check(CLI::Range(3, 1000));
+
+  return analysis.run(argc, argv, [&](Analysis& a) {
+    auto& r = a.result;
+    const bool explicit_scale = a.app().get_option("--scale")->count() > 0;
+    const int level = explicit_scale ? (a.common.scale == Scale::quick ? 0 : 2) : 1;  // quick, default, paper
+    const auto pick = [&](auto v, auto q, auto d, auto p) { return v != decltype(v){} ? v : (level == 0 ? q : level == 1 ? d : p); };
+    width = pick(width, 16, 32, 1000), runs = pick(runs, 3, 5, 10), epochs = pick(epochs, 10, 40, 200), stage1 = pick(stage1, 2, 10, 50);
+    s1 = pick(s1, 1000, 10000, 10000), s2 = pick(s2, 40, 150, 150), s3 = pick(s3, 12, 30, 30);
+    if (a.app().get_option("--K-sweep")->count() == 0) ks_text = level == 2 ? "1,2,4,8,16" : "1,2,4,8";
+    if (a.app().get_option("--hurst-sweep")->count() == 0) hurst_sweep_text = level == 0 ? "" : "0.1,0.3,0.5,0.7,0.9";
+    const std::vector<Target> targets = parse_targets(targets_text);
+    std::vector<double> ks = parse_number_list("--K-sweep", ks_text, 1, 4096, true);
+    const std::vector<double> hursts = hurst_sweep_text.empty() ? std::vector<double>{} : parse_number_list("--hurst-sweep", hurst_sweep_text, 0.01, 0.99);
+    if (std::find(ks.begin(), ks.end(), double(K)) == ks.end()) ks.push_back(K);
+    std::sort(ks.begin(), ks.end());
+    const auto side = [&](Target t) { return dimension(t) == 1 ? s1 : dimension(t) == 2 ? s2 : s3; };
+    const MomlpSettings settings{.K = K, .width = width, .hidden_layers = layers, .stage1_epochs = stage1, .epochs = epochs, .batch = batch,
+                                 .lr = lr, .sigma = sigma, .budget = budget_text == "steps" ? Budget::steps : Budget::epochs};
+
+    // --- Run: one item per trained model -----------------------------------------------------------------
+    std::vector<Item> items;
+    for (Target t : targets)
+      for (int run = 0; run < runs; ++run) {
+        for (double k : ks) items.push_back({t, hurst, run, Model::momlp, int(k)});
+        items.push_back({t, hurst, run, Model::baseline, K});
+        items.push_back({t, hurst, run, Model::equal_active, K});
+      }
+    if (std::find(targets.begin(), targets.end(), Target::fbm) != targets.end())
+      for (double h : hursts)
+        if (h != hurst)
+          for (int run = 0; run < runs; ++run)
+            for (Model m : {Model::momlp, Model::baseline}) items.push_back({Target::fbm, h, run, m, K});
+    const std::vector<Record> records = a.sweep({
+        .label = "trained models", .count = items.size(),
+        .key = [&](std::size_t i) { const Item& it = items[i];
+          return fmt::format("target={} hurst={:g} run={} model={} K={}", to_string(it.target), it.hurst, it.run, to_string(it.model), it.K); },
+        .cost = [&](std::size_t i) { const Item& it = items[i];
+          const double w = it.model == Model::baseline ? baseline_width(width, it.K) : width;
+          return std::pow(double(side(it.target)), dimension(it.target)) * w * w; },
+        .item = [&](std::size_t i) {
+          const Item& it = items[i];
+          const std::uint64_t split_stream = stream_id(0x003'0d02, std::uint64_t(it.target) * 1000 + std::uint64_t(it.run));
+          const Split split = split_80_20(grid_dataset(it.target, side(it.target), it.hurst, a.common.seed), a.common.seed, split_stream);
+          const RegressionResult res = run_regression({.model = it.model, .K = it.K, .momlp = settings}, split, a.common.seed,
+                                                      stream_id(split_stream, std::uint64_t(it.model) * 4096 + std::uint64_t(it.K)));
+          std::vector<double> cells(res.cell_sizes.begin(), res.cell_sizes.end());
+          return Record().set("test_mse", res.test_mse).set("train_mse", res.train_mse).set("parameters", res.parameters)
+              .set("active_parameters", res.active_parameters).set("cells", cells);
+        }});
+
+    // --- Table and per-target samples --------------------------------------------------------------------
+    Table table{"runs", {"target", "hurst", "run", "model", "K", "test_mse", "train_mse", "parameters", "active_parameters",
+                                 "min_cell"}, {}};
+    const auto mses = [&](Target t, double h, Model m, int k) {
+      std::vector<double> v;
+      for (std::size_t i = 0; i < items.size(); ++i)
+        if (items[i].target == t && items[i].hurst == h && items[i].model == m && items[i].K == k) v.push_back(records[i].num("test_mse"));
+      return v;
+    };
+    for (std::size_t i = 0; i < items.size(); ++i)
+      table.add_row({double(items[i].target), items[i].hurst, double(items[i].run), double(items[i].model), double(items[i].K),
+                     records[i].num("test_mse"), records[i].num("train_mse"), records[i].num("parameters"), records[i].num("active_parameters"),
+                     records[i].arr("cells").empty() ? std::nan("") : *std::min_element(records[i].arr("cells").begin(), records[i].arr("cells").end())});
+    const auto mean_sd = [](const std::vector<double>& v) {
+      stats::RunningMean m;
+      for (double x : v) m.push(x);
+      return json::array({m.mean(), std::sqrt(m.variance())});
+    };
+
+    // --- Checks: Table 4 per target, one-sided paired t over runs; MSE falls with K (Spearman) ----------
+    json table4 = json::object();
+    for (Target t : targets) {
+      const std::string name = to_string(t);
+      const std::vector<double> mo = mses(t, hurst, Model::momlp, K), base = mses(t, hurst, Model::baseline, K),
+                                eq = mses(t, hurst, Model::equal_active, K);
+      const stats::TTest vs_base = stats::paired_t_test(mo, base, stats::Alternative::less), vs_eq = stats::paired_t_test(mo, eq, stats::Alternative::less);
+      table4[name] = {{"momlp", mean_sd(mo)}, {"baseline", mean_sd(base)}, {"equal_active", mean_sd(eq)}, {"paper", kTable4[name]}};
+      const std::string numbers = fmt::format("test MSE over {} runs: MoMLP {:.4g} ± {:.2g}, baseline (width {}) {:.4g} ± {:.2g}, width-{} MLP {:.4g} ± {:.2g}; "
+                                              "Table 4: MoMLP {} ± {}, baseline {} ± {}.", runs, double(table4[name]["momlp"][0]), double(table4[name]["momlp"][1]),
+                                              baseline_width(width, K), double(table4[name]["baseline"][0]), double(table4[name]["baseline"][1]), width,
+                                              double(table4[name]["equal_active"][0]), double(table4[name]["equal_active"][1]),
+                                              double(kTable4[name]["momlp"][0]), double(kTable4[name]["momlp"][1]), double(kTable4[name]["baseline"][0]),
+                                              double(kTable4[name]["baseline"][1]));
+      significant(a, {.id = "momlp_beats_baseline_" + name, .claim = "§6.1, Table 4",
+                      .statement = fmt::format("{}: the MoMLP (K = {}) has a lower test MSE than the baseline of width w√K", name, K), .note = numbers},
+                  vs_base.p_value, 0.05, "paired t-test over runs, H₁: mean(MoMLP − baseline) < 0");
+      significant(a, {.id = "momlp_beats_equal_active_" + name, .claim = "Theorem 4.1 (§6.1 setting)",
+                      .statement = fmt::format("{}: the MoMLP has a lower test MSE than one MLP of its experts' width w (equal active parameters)", name),
+                      .note = numbers},
+                  vs_eq.p_value, 0.05, "paired t-test over runs, H₁: mean(MoMLP − width-w MLP) < 0");
+      if (ks.size() >= 3 && runs * ks.size() >= 4) {
+        std::vector<double> kk, mm;
+        for (double k : ks)
+          for (double v : mses(t, hurst, Model::momlp, int(k))) kk.push_back(k), mm.push_back(v);
+        const stats::Spearman rho = stats::spearman(kk, mm, stats::Alternative::less);
+        significant(a, {.id = "mse_falls_with_K_" + name, .claim = "Theorem 4.1 (more experts, same expert size)",
+                        .statement = fmt::format("{}: the MoMLP's test MSE falls as K grows at fixed expert width (Spearman ρ < 0 over K ∈ {{{}}})", name,
+                                                 fmt::join(ks, ", ")),
+                        .note = fmt::format("ρ = {:.3f} over {} runs.", rho.rho, kk.size())},
+                    rho.p_value, 0.05, "Spearman rank correlation, H₁: ρ < 0");
+      }
+    }
+    json by_hurst = json::array();
+    for (double h : hursts) by_hurst.push_back({{"hurst", h}, {"momlp", mean_sd(mses(Target::fbm, h, Model::momlp, K))},
+                                                {"baseline", mean_sd(mses(Target::fbm, h, Model::baseline, K))}});
+    r.data["table4"] = table4;
+    r.data["hurst_sweep"] = by_hurst;
+    r.data["codes"] = {{"target", "0 fbm, 1 ackley2, 2 ackley3, 3 rastrigin2, 4 rastrigin3"}, {"model", "0 momlp, 1 baseline (w√K), 2 equal_active (w)"}};
+    r.data["setting"] = fmt::format("grids {} / {}² / {}³ on [0,1] (n = 1) and [−1,1]^n, 80/20 split per run shared by every model; experts: {} hidden "
+                                    "layers of w = {}, PReLU (one γ per neuron, γ₀ = 0.25), Adam lr {:g}, batch {}; Algorithm 2: {} epochs of eq. (39) with "
+                                    "one hidden layer, deepening σ = {:g}, eq. (40) for {} ({} epochs: {}); baselines {} epochs; fBm Hurst {:g}, one path per seed.",
+                                    s1, s2, s3, layers, width, lr, batch, stage1, sigma, budget_text, epochs,
+                                    budget_text == "steps" ? "each expert takes the steps of that many epochs over all training data" : "over its own cell",
+                                    stage1 + epochs, hurst);
+    a.add_table(std::move(table));
+
+    // --- Figures: MSE against K per target (baselines as K = their width's K); fBm MSE against H --------
+    plot::Figure fig{.name = "momlp_regression_K", .title = "MoMLP test MSE against the number of experts", .xlabel = "K", .ylabel = "test MSE (mean over runs)",
+                     .logx = true, .logy = true, .legend = "top right"};
+    for (Target t : targets) {
+      std::vector<double> x, y;
+      for (double k : ks) x.push_back(k), y.push_back(double(mean_sd(mses(t, hurst, Model::momlp, int(k)))[0]));
+      fig.series.push_back({.x = x, .y = y, .label = std::string(to_string(t)) + " MoMLP", .style = plot::Style::linespoints});
+      fig.series.push_back({.x = {ks.front(), ks.back()}, .y = std::vector<double>(2, double(table4[to_string(t)]["baseline"][0])),
+                            .label = std::string(to_string(t)) + " baseline", .style = plot::Style::lines});
+    }
+    a.add_figure(std::move(fig));
+    if (!hursts.empty()) {
+      plot::Figure fh{.name = "momlp_regression_hurst", .title = "fBm: test MSE against the Hurst index", .xlabel = "H", .ylabel = "test MSE", .logy = true};
+      std::vector<double> x, ym, yb;
+      for (const json& h : by_hurst) x.push_back(h["hurst"]), ym.push_back(h["momlp"][0]), yb.push_back(h["baseline"][0]);
+      fh.series.push_back({.x = x, .y = ym, .label = "MoMLP", .style = plot::Style::linespoints});
+      fh.series.push_back({.x = x, .y = yb, .label = "baseline", .style = plot::Style::linespoints});
+      a.add_figure(std::move(fh));
+    }
+  });
+}

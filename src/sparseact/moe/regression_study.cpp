@@ -1,0 +1,109 @@
+#include <sparseact/moe/regression_study.hpp>
+
+#include <cmath>
+
+#include <sparseact/core/errors.hpp>
+#include <sparseact/core/rng.hpp>
+#include <sparseact/moe/targets.hpp>
+
+namespace sparseact::moe {
+
+const char* to_string(Target t) noexcept {
+  switch (t) {
+    case Target::fbm: return "fbm";
+    case Target::ackley2: return "ackley2";
+    case Target::ackley3: return "ackley3";
+    case Target::rastrigin2: return "rastrigin2";
+    case Target::rastrigin3: return "rastrigin3";
+  }
+  return "?";
+}
+
+std::vector<Target> parse_targets(const std::string& text) {
+  std::vector<Target> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = text.find(',', start);
+    const std::string name = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    bool found = false;
+    for (Target t : {Target::fbm, Target::ackley2, Target::ackley3, Target::rastrigin2, Target::rastrigin3})
+      if (name == to_string(t)) out.push_back(t), found = true;
+    if (!found) throw InputError("unknown target '" + name + "' (choose from fbm, ackley2, ackley3, rastrigin2, rastrigin3)");
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+int dimension(Target t) noexcept { return t == Target::fbm ? 1 : (t == Target::ackley2 || t == Target::rastrigin2) ? 2 : 3; }
+
+const char* to_string(Model m) noexcept {
+  switch (m) {
+    case Model::momlp: return "momlp";
+    case Model::baseline: return "baseline";
+    case Model::equal_active: return "equal_active";
+  }
+  return "?";
+}
+
+int baseline_width(int w, int K) noexcept { return int(std::lround(w * std::sqrt(double(K)))); }
+
+nn::Dataset grid_dataset(Target t, int s, double hurst, std::uint64_t seed) {
+  if (s < 2) throw InputError("grid: need at least 2 points a side");
+  const int n = dimension(t);
+  const double lo = n == 1 ? 0.0 : -1.0, hi = 1.0;  // §6.1: [0, 1] for n = 1, [−1, 1]^n otherwise
+  Eigen::Index N = 1;
+  for (int i = 0; i < n; ++i) N *= s;
+  nn::Dataset d;
+  d.x.resize(n, N), d.y.resize(1, N);
+  for (Eigen::Index j = 0; j < N; ++j) {
+    Eigen::Index r = j;
+    for (int i = 0; i < n; ++i, r /= s) d.x(i, j) = lo + (hi - lo) * double(r % s) / (s - 1);
+  }
+  if (t == Target::fbm) {
+    d.y.row(0) = fbm_path(s - 1, hurst, seed, 0x003'0d01).transpose();  // B(k/(s − 1)), k = 0 … s − 1
+  } else {
+    const bool ack = t == Target::ackley2 || t == Target::ackley3;
+    for (Eigen::Index j = 0; j < N; ++j) d.y(0, j) = ack ? ackley(d.x.col(j)) : rastrigin(d.x.col(j));
+  }
+  d.description = std::string(to_string(t)) + " on a grid of " + std::to_string(s) + "^" + std::to_string(n);
+  return d;
+}
+
+Split split_80_20(const nn::Dataset& data, std::uint64_t seed, std::uint64_t stream) {
+  std::vector<Eigen::Index> order;
+  nn::epoch_permutation(order, data.size(), seed, stream, 0);
+  const std::size_t n_test = std::size_t(std::llround(0.2 * double(data.size())));
+  const std::vector<Eigen::Index> train(order.begin(), order.end() - std::ptrdiff_t(n_test)), test(order.end() - std::ptrdiff_t(n_test), order.end());
+  Split s;
+  s.train.x = data.x(Eigen::all, train), s.train.y = data.y(Eigen::all, train);
+  s.test.x = data.x(Eigen::all, test), s.test.y = data.y(Eigen::all, test);
+  return s;
+}
+
+RegressionResult run_regression(const RegressionRun& run, const Split& split, std::uint64_t seed, std::uint64_t stream) {
+  const MomlpSettings& s = run.momlp;
+  const auto mse = [](const Eigen::MatrixXd& F, const Eigen::MatrixXd& Y) { return (F - Y).squaredNorm() / double(Y.size()); };
+  RegressionResult r;
+  if (run.model == Model::momlp) {
+    MomlpSettings ms = s;
+    ms.K = run.K;
+    const Momlp m = train_momlp(split.train, ms, seed, stream);
+    r.test_mse = mse(predict(m, split.test.x), split.test.y);
+    r.train_mse = mse(predict(m, split.train.x), split.train.y);
+    const double expert = double(nn::parameter_count(m.experts.front().net));
+    r.parameters = run.K * expert + double(m.prototypes.size());
+    r.active_parameters = expert + double(m.prototypes.size());
+    r.cell_sizes = m.cell_sizes;
+    return r;
+  }
+  const int width = run.model == Model::baseline ? baseline_width(s.width, run.K) : s.width;
+  const PreluNet f = train_prelu_mlp(split.train, width, s.hidden_layers, s.stage1_epochs + s.epochs, s.batch, s.lr, s.gamma0, s.shared_gamma,
+                                     seed, stream);
+  r.test_mse = mse(predict(f, split.test.x), split.test.y);
+  r.train_mse = mse(predict(f, split.train.x), split.train.y);
+  r.parameters = r.active_parameters = double(nn::parameter_count(f.net));
+  return r;
+}
+
+}  // namespace sparseact::moe

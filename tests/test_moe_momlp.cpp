@@ -1,0 +1,83 @@
+// Algorithm 2 of paper 003 (moe/momlp): eq. (39)'s soft-prototype model against finite differences and a
+// forward pass by hand, deepening that leaves the function unchanged at σ = 0, eq. (40)'s cells by eq. (5),
+// and a MoMLP that fits a step function a single small net cannot.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include <sparseact/core/rng.hpp>
+#include <sparseact/moe/momlp.hpp>
+#include <sparseact/moe/voronoi.hpp>
+
+using namespace sparseact;
+using namespace sparseact::moe;
+
+TEST_CASE("eq. (39): the soft-prototype output by hand", "[moe][momlp]") {
+  // K = 2 constant experts (all weights 0, output biases 1 and 3), prototypes 0 and 1, x = 0.25:
+  // d = (0.25, 0.75), s = softmax(−d) = (e^{−0.25}, e^{−0.75})/Σ, F = s₁·1 + s₂·3.
+  SoftPrototypeModel model(2, nn::PreluMlp{{1, 2, 1}});
+  Eigen::VectorXd theta = Eigen::VectorXd::Zero(model.parameter_count());
+  theta(0) = 0, theta(1) = 1;
+  const Eigen::Index e = nn::parameter_count(model.expert());
+  theta(2 + e - 1) = 1, theta(2 + 2 * e - 1) = 3;
+  const double a = std::exp(-0.25), b = std::exp(-0.75);
+  CHECK(model.forward(theta, Eigen::MatrixXd::Constant(1, 1, 0.25))(0, 0) == Approx((a + 3 * b) / (a + b)).epsilon(1e-14));
+}
+
+TEST_CASE("eq. (39): gradients in θ (prototypes and experts) equal central finite differences", "[moe][momlp]") {
+  SoftPrototypeModel model(3, nn::PreluMlp{{2, 4, 2}});
+  Rng rng(5, 5);
+  Eigen::MatrixXd X(2, 7), G(2, 7);
+  for (auto& v : X.reshaped()) v = rng.normal();
+  for (auto& v : G.reshaped()) v = rng.normal();
+  const Eigen::VectorXd theta = model.init(X, 3, 4, 0.3);
+  model.forward(theta, X);
+  Eigen::VectorXd grad;
+  model.backward(theta, G, grad);
+  const auto value = [&](const Eigen::VectorXd& t) { return (model.forward(t, X).array() * G.array()).sum(); };
+  const double h = 1e-6;
+  for (Eigen::Index i = 0; i < theta.size(); ++i) {
+    Eigen::VectorXd tp = theta, tm = theta;
+    tp(i) += h, tm(i) -= h;
+    CHECK(grad(i) == Approx((value(tp) - value(tm)) / (2 * h)).margin(1e-7));
+  }
+}
+
+TEST_CASE("deepening: σ = 0 leaves the function unchanged, σ > 0 only perturbs it", "[moe][momlp]") {
+  const nn::PreluMlp net{{2, 5, 1}};
+  const PreluNet shallow{net, nn::init_prelu_mlp(net, 1, 2, 0.25)};
+  Rng rng(9, 9);
+  Eigen::MatrixXd X(2, 20);
+  for (auto& v : X.reshaped()) v = rng.normal();
+  const PreluNet same = deepen(shallow, 2, 0.0, 1, 3);
+  CHECK(same.net.widths == std::vector<int>{2, 5, 5, 5, 1});
+  CHECK((predict(same, X) - predict(shallow, X)).cwiseAbs().maxCoeff() < 1e-14);
+  const PreluNet noisy = deepen(shallow, 2, 1e-3, 1, 3);
+  const double moved = (predict(noisy, X) - predict(shallow, X)).cwiseAbs().maxCoeff();
+  CHECK(moved > 0);
+  CHECK(moved < 0.05);
+  CHECK_THROWS(deepen({nn::PreluMlp{{2, 1}}, Eigen::VectorXd::Zero(3)}, 1, 0, 1, 1));
+}
+
+TEST_CASE("Algorithm 2: cells follow eq. (5); experts fit their cells; deterministic", "[moe][momlp]") {
+  // y = sign-like step at 0.5 on [0, 1]: two cells split at their prototypes' bisector.
+  nn::Dataset data;
+  const int N = 200;
+  data.x.resize(1, N), data.y.resize(1, N);
+  for (int i = 0; i < N; ++i) data.x(0, i) = (i + 0.5) / N, data.y(0, i) = data.x(0, i) < 0.5 ? -1.0 : 1.0;
+  MomlpSettings s{.K = 2, .width = 8, .hidden_layers = 2, .stage1_epochs = 20, .epochs = 200, .batch = 20, .lr = 1e-2, .sigma = 1e-2};
+  const Momlp m = train_momlp(data, s, 7, 1);
+  REQUIRE(m.experts.size() == 2);
+  const std::vector<Eigen::Index> cells = route(m.prototypes, data.x);
+  Eigen::Index counted = 0;
+  for (int i = 0; i < N; ++i) CHECK(cells[std::size_t(i)] == voronoi_cell(data.x.col(i), m.prototypes));
+  for (Eigen::Index c : m.cell_sizes) counted += c;
+  CHECK(counted == N);
+  const Eigen::MatrixXd F = predict(m, data.x);
+  for (int i = 0; i < N; ++i) CHECK(F(0, i) == Approx(predict(m.experts[std::size_t(cells[std::size_t(i)])], data.x.col(i))(0, 0)).epsilon(1e-12));  // one column vs a batch: GEMM may round differently
+  const double mse = (F - data.y).squaredNorm() / N;
+  CHECK(mse < 0.05);
+  const Momlp again = train_momlp(data, s, 7, 1);
+  CHECK((predict(again, data.x) - F).cwiseAbs().maxCoeff() == 0.0);
+  CHECK_THROWS(train_momlp(data, MomlpSettings{.K = 0}, 1, 1));
+}
