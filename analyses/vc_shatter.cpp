@@ -7,13 +7,17 @@
 // The MLP and MoMLP classes (relu, prelu: one hidden layer of width W; momlp_relu, momlp: L such experts on
 // free Voronoi cells) are searched on R with kinks seeded between data points (moe/shatter_search), where
 // their VC dimensions have closed forms; for them the checks add vc_found(momlp) ≥ L · vc_found(expert) and
-// vc_found(momlp) ≤ Theorem 4.2's bound (eq. (28) with D*(1, W)).
+// vc_found(momlp) ≤ Theorem 4.2's bound (eq. (28) with D*(1, W)). With --net-n ≥ 2 or --J ≥ 2 the same classes are
+// searched in R^n at depth J by random hidden stacks and an LP on the output layer (moe/shatter_net): Π̂(m) and
+// vc_found are then lower bounds, checked against Theorem 4.2's upper bound only.
 #include <fmt/format.h>
 
 #include <sparseact/app/analysis.hpp>
 #include <sparseact/app/checks.hpp>
 #include <sparseact/core/rng.hpp>
+#include <sparseact/moe/certificate.hpp>
 #include <sparseact/moe/shatter.hpp>
+#include <sparseact/moe/shatter_net.hpp>
 #include <sparseact/moe/shatter_search.hpp>
 #include <sparseact/moe/vc_bounds.hpp>
 
@@ -45,13 +49,18 @@ int main(int argc, char** argv) {
                      .default_scale = Scale::paper});
   auto& app = analysis.app();
   std::string classes = "halfspace,homhalfspace,interval,poly,ball,pwaffine,relu,prelu,momlp_relu,momlp";
-  int n = 2, k = 3, L = 2, W = 1, mmax = 0;
+  int n = 2, k = 3, L = 2, W = 1, mmax = 0, J = 1, net_n = 1, stacks = 64, partitions = 64;
   bool exact = false;
   app.add_option("--class", classes, "classes (comma list)")->capture_default_str();
   app.add_option("--n", n, "input dimension (intervals and poly live on R)")->check(CLI::Range(1, 8))->capture_default_str();
   app.add_option("--k", k, "poly: degree")->check(CLI::Range(1, 8))->capture_default_str();
   app.add_option("--L", L, "pwaffine, momlp: cells (experts)")->check(CLI::Range(1, 4))->capture_default_str();
   app.add_option("--W", W, "relu, prelu, momlp: hidden width of an expert (on R)")->check(CLI::Range(1, 3))->capture_default_str();
+  app.add_option("--J", J, "relu, prelu, momlp: hidden layers of an expert (J ≥ 2: searched, a lower bound)")->check(CLI::Range(1, 4))->capture_default_str();
+  app.add_option("--net-n", net_n, "relu, prelu, momlp: input dimension (1: decided exactly on R; ≥ 2: searched, a lower bound)")
+      ->check(CLI::Range(1, 8))->capture_default_str();
+  app.add_option("--stacks", stacks, "search in R^n or at J ≥ 2: hidden stacks tried per (cell, labeling)")->check(CLI::Range(1, 100000))->capture_default_str();
+  app.add_option("--partitions", partitions, "search in R^n or at J ≥ 2: prototype draws per m (MoMLPs)")->check(CLI::Range(1, 100000))->capture_default_str();
   app.add_option("--mmax", mmax, "largest m (0: the known VC dimension + 2, at most 16)")->check(CLI::Range(0, 18))->capture_default_str();
   app.add_flag("--exact", exact, "confirm every unrealisable labeling with glp_exact");
 
@@ -73,6 +82,7 @@ int main(int argc, char** argv) {
       if (c.kind == FixedClass::pwaffine) c.prototypes = pwaffine_prototypes(n, L, a.common.seed);
       cs.push_back(c);
     }
+    const bool exact_on_R = net_n == 1 && J == 1;
     const auto m_of = [&](const FeatureClass& c) { return mmax > 0 ? mmax : std::min(16, known_vc(c) + 2); };
     const auto m_search = [&](const SearchSpec& sp) { return mmax > 0 ? std::min(mmax, 12) : std::min(12, known_vc_1d(sp) + 2); };
 
@@ -82,28 +92,39 @@ int main(int argc, char** argv) {
         .key = [&](std::size_t i) { return fmt::format("class={}", i < cs.size() ? to_string(cs[i].kind) : to_string(searched[i - cs.size()].kind)); },
         .cost = [&](std::size_t i) { return std::exp2(i < cs.size() ? m_of(cs[i]) : m_search(searched[i - cs.size()])); },
         .item = [&](std::size_t i) {
-          if (i >= cs.size()) {  // a search class on R: Gaussian points
+          if (i >= cs.size() && exact_on_R) {  // a search class on R: Gaussian points
             const SearchSpec& sp = searched[i - cs.size()];
             const int m = m_search(sp);
             Rng rng(a.common.seed, stream_id(0x003'0045, i));
             std::vector<double> pts(static_cast<std::size_t>(m));
             for (auto& v : pts) v = rng.normal();
             const SearchGrowth g = search_growth(sp, pts, m);
-            return Record().set("realized", std::vector<double>(g.realized.begin(), g.realized.end())).set("vc_found", double(g.vc_found));
+            const CertificateSet certs = certify_shattered(sp, pts, g.vc_found);
+            return Record().set("realized", std::vector<double>(g.realized.begin(), g.realized.end())).set("vc_found", double(g.vc_found))
+                .set("certificates", certs.json.dump()).set("cert_total", double(certs.total)).set("cert_verified", double(certs.verified));
+          }
+          if (i >= cs.size()) {  // in R^n or at depth J ≥ 2: random hidden stacks, Gaussian points
+            const SearchSpec& sp = searched[i - cs.size()];
+            const bool mixture = sp.kind == SearchClass::momlp || sp.kind == SearchClass::momlp_relu;
+            const NetSearchSpec ns{.relu = sp.kind == SearchClass::relu || sp.kind == SearchClass::momlp_relu, .J = J, .W = W, .L = mixture ? L : 1,
+                                   .stacks = stacks, .partitions = partitions};
+            const int m = mmax > 0 ? std::min(mmax, 14) : 12;
+            Eigen::MatrixXd X(net_n, m);
+            Rng rng(a.common.seed, stream_id(0x003'0046, i));
+            for (auto& v : X.reshaped()) v = rng.normal();
+            const NetGrowth g = net_growth(ns, X, m, a.common.seed);
+            return Record().set("realized", std::vector<double>(g.realized.begin(), g.realized.end())).set("vc_found", double(g.vc_found))
+                .set("certificates", g.certificates.json.dump()).set("cert_total", double(g.certificates.total))
+                .set("cert_verified", double(g.certificates.verified));
           }
           const FeatureClass& c = cs[i];
           const int m = m_of(c);
-          const Growth g = growth(c, class_points(c, m, a.common.seed), m, exact);
-          std::vector<double> realized(g.realized.begin(), g.realized.end()), certs;
-          for (const auto& [labels, cert] : g.shattered)  // labels, then per cell (w, b), flattened
-            for (std::size_t l = 0; l < cert.w.size(); ++l) {
-              certs.insert(certs.end(), labels.begin(), labels.end());
-              certs.push_back(double(l));
-              certs.insert(certs.end(), cert.w[l].data(), cert.w[l].data() + cert.w[l].size());
-              certs.push_back(cert.b[l]);
-            }
-          return Record().set("realized", realized).set("vc_found", double(g.vc_found)).set("lps", double(g.lps))
-              .set("inherited", double(g.inherited)).set("unverified", double(g.unverified)).set("certificates", certs);
+          const Eigen::MatrixXd X = class_points(c, m, a.common.seed);
+          const Growth g = growth(c, X, m, exact);
+          const CertificateSet certs = certify_shattered(c, X, g);
+          return Record().set("realized", std::vector<double>(g.realized.begin(), g.realized.end())).set("vc_found", double(g.vc_found))
+              .set("lps", double(g.lps)).set("inherited", double(g.inherited)).set("unverified", double(g.unverified))
+              .set("certificates", certs.json.dump()).set("cert_total", double(certs.total)).set("cert_verified", double(certs.verified));
         }});
 
     // --- Checks and tables ------------------------------------------------------------------------------
@@ -135,7 +156,7 @@ int main(int argc, char** argv) {
       fig.series.push_back(s);
       if (c.kind == FixedClass::pwaffine) theorem_points.push_back({fmt::format("pwaffine, L = {}, n = {}", cells, c.n), double(vc), bound});
       summary.push_back({{"class", to_string(c.kind)}, {"vc_found", vc}, {"vc_known", known}, {"lps", rec.num("lps")},
-                         {"inherited", rec.num("inherited")}, {"unverified", rec.num("unverified")}, {"certificates_flat", rec.arr("certificates")}});
+                         {"inherited", rec.num("inherited")}, {"unverified", rec.num("unverified")}});
       a.add_table(std::move(t));
     }
     int vc_expert_prelu = -1, vc_expert_relu = -1;
@@ -144,28 +165,32 @@ int main(int argc, char** argv) {
       const SearchSpec& sp = searched[i];
       const Record& rec = records[cs.size() + i];
       const std::vector<double>& realized = rec.arr("realized");
-      const int vc = int(rec.num("vc_found")), known = known_vc_1d(sp);
-      vc_points.push_back({fmt::format("{} (W = {}{})", to_string(sp.kind), sp.W, sp.kind == SearchClass::momlp || sp.kind == SearchClass::momlp_relu ? fmt::format(", L = {}", sp.L) : ""),
-                           double(std::abs(vc - known)), 0.0});
+      const int vc = int(rec.num("vc_found")), known = exact_on_R ? known_vc_1d(sp) : -1;
+      if (exact_on_R)
+        vc_points.push_back({fmt::format("{} (W = {}{})", to_string(sp.kind), sp.W, sp.kind == SearchClass::momlp || sp.kind == SearchClass::momlp_relu ? fmt::format(", L = {}", sp.L) : ""),
+                             double(std::abs(vc - known)), 0.0});
       if (sp.kind == SearchClass::prelu) vc_expert_prelu = vc;
       if (sp.kind == SearchClass::relu) vc_expert_relu = vc;
       Table t{fmt::format("growth_{}", to_string(sp.kind)), {"n", "J", "W", "L", "m", "realized", "total", "vc_found", "vc_known", "eq28"}, {}};
       const bool mixture = sp.kind == SearchClass::momlp || sp.kind == SearchClass::momlp_relu;
-      const double bound = theorem42_bound(1, sp.W, mixture ? sp.L : 1, 1);
-      plot::Series ser{.label = fmt::format("{} (VC {})", to_string(sp.kind), vc), .style = plot::Style::linespoints};
+      const double bound = theorem42_bound(J, sp.W, mixture ? sp.L : 1, net_n);
+      plot::Series ser{.label = fmt::format("{} (VC {}{})", to_string(sp.kind), exact_on_R ? "" : "≥ ", vc), .style = plot::Style::linespoints};
       for (std::size_t m = 1; m <= realized.size(); ++m) {
-        t.add_row({1, 1, double(sp.W), double(mixture ? sp.L : 1), double(m), realized[m - 1], std::exp2(double(m)), double(vc), double(known), bound});
+        t.add_row({double(net_n), double(J), double(sp.W), double(mixture ? sp.L : 1), double(m), realized[m - 1], std::exp2(double(m)), double(vc),
+                   double(known), bound});
         ser.x.push_back(double(m)), ser.y.push_back(realized[m - 1]);
       }
       fig.series.push_back(ser);
-      if (mixture) bound_points.push_back({fmt::format("{} (W = {}, L = {})", to_string(sp.kind), sp.W, sp.L), double(vc), bound});
-      summary.push_back({{"class", to_string(sp.kind)}, {"vc_found", vc}, {"vc_known", known}, {"W", sp.W}, {"L", sp.L}});
+      if (mixture || !exact_on_R)
+        bound_points.push_back({fmt::format("{} (n = {}, J = {}, W = {}, L = {})", to_string(sp.kind), net_n, J, sp.W, mixture ? sp.L : 1), double(vc), bound});
+      summary.push_back({{"class", to_string(sp.kind)}, {"vc_found", vc}, {"vc_known", known}, {"n", net_n}, {"J", J}, {"W", sp.W}, {"L", sp.L},
+                         {"engine", exact_on_R ? "exact on R" : "search (lower bound)"}});
       a.add_table(std::move(t));
     }
     for (std::size_t i = 0; i < searched.size(); ++i) {
       const SearchSpec& sp = searched[i];
       const int expert = sp.kind == SearchClass::momlp ? vc_expert_prelu : sp.kind == SearchClass::momlp_relu ? vc_expert_relu : -1;
-      if (expert > 0) mixture_points.push_back({to_string(sp.kind), records[cs.size() + i].num("vc_found"), double(sp.L * expert)});
+      if (expert > 0 && exact_on_R) mixture_points.push_back({to_string(sp.kind), records[cs.size() + i].num("vc_found"), double(sp.L * expert)});
     }
     if (!mixture_points.empty())
       for_all(a, {.id = "momlp_multiplies", .claim = "Theorem 4.2 (the L log L factor's source)",
@@ -173,9 +198,10 @@ int main(int argc, char** argv) {
               Relation::at_least, mixture_points, "mixtures");
     if (!bound_points.empty())
       for_all(a, {.id = "theorem42_momlp", .claim = "Theorem 4.2",
-                  .statement = "VC of MoMLPs with L experts of depth 1, width W on R ≤ eq. (28) with d = D*(1, W)"},
+                  .statement = "VC of MoMLPs with L experts of depth J, width W in R^n ≤ eq. (28) with d = D*(J, W) (found: exact on R, else a lower bound)"},
               Relation::at_most, bound_points, "mixtures");
-    for_all(a, {.id = "vc_known", .claim = "§3 (closed forms)",
+    if (!vc_points.empty())
+      for_all(a, {.id = "vc_known", .claim = "§3 (closed forms)",
                 .statement = "measured VC dimension = the textbook value (halfspaces n + 1, homogeneous n, intervals 2, degree-k thresholds k + 1, "
                              "balls n + 1, piecewise affine on L fixed cells L(n + 1); on R: ReLU width W W + 1, PReLU W + 2, their "
                              "MoMLPs L(W + 1) and L(W + 2)): |difference| = 0",
@@ -192,7 +218,21 @@ int main(int argc, char** argv) {
               Relation::at_most, theorem_points, "settings");
     fig.series.push_back({.x = {1, 16}, .y = {2, 65536}, .label = "2^m", .style = plot::Style::lines, .dashed = true});
     a.add_figure(std::move(fig));
+    // --- certificates.json: every labeling of each class's largest shattered set, re-verified -------------------
+    json certificates = json::array();
+    std::vector<Point> cert_points;
+    for (std::size_t i = 0; i < records.size(); ++i) {
+      certificates.push_back(json::parse(records[i].str("certificates")));
+      cert_points.push_back({certificates.back()["class"].get<std::string>(), records[i].num("cert_total") - records[i].num("cert_verified"), 0.0});
+    }
+    for_all(a, {.id = "certificates_verify", .claim = "§3, eqs. (2), (3), (5)",
+                .statement = "every labeling of the largest shattered set has a certificate in eq. (2)'s layout that one exact verifier "
+                             "(rational routing by eq. (5), forward pass, sign) confirms: unconfirmed = 0"},
+            Relation::at_most, cert_points, "classes");
+    a.add_text_file("certificates.json",
+                    json{{"format", "paper 003: prototypes (eq. (5), lowest index on ties) and per cell an expert in eq. (2)'s layout [{A, b, gamma}, …, {A, b}] "
+                                    "on features phi; label 1 iff f(x) > 0 (eq. (3)); entries are doubles or exact \"p/q\" rationals"},
+                         {"classes", certificates}}.dump() + "\n");
     r.data["classes"] = summary;
-    r.data["certificates_layout"] = "per shattered labeling and cell: the m labels, the cell index, w (dim φ), b";
   });
 }

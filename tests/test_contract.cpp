@@ -68,6 +68,8 @@ const OwnCase kOwnBadInput[] = {
     {"vc_super_expressive", "--k-random 0"},
     {"vc_shatter", "--class relu"},
     {"vc_shatter", "--L 9"},
+    {"vc_shatter", "--J 0"},
+    {"vc_shatter", "--net-n 9"},
     {"momlp_trees", "--delta 0.9"},
     {"momlp_trees", "--nu 1"},
     {"momlp_trees", "--domain sphere"},
