@@ -61,3 +61,17 @@ TEST_CASE("glp_exact agrees with the floating LP on every labeling of small inte
   // XOR on the unit square is not a halfspace labeling.
   CHECK_FALSE(decide(c, X.leftCols(4), {0, 1, 1, 0}, true).realized);
 }
+
+TEST_CASE("verify: a score that doubles round to 0 is decided in rationals", "[moe][shatter]") {
+  // w = (1, 1), b = −1 at x = (1, 1e−17): in doubles 1 + 1e−17 − 1 = 0, exactly it is 1e−17 > 0 (label 1);
+  // at x = (1, −1e−17) it is −1e−17 (label 0). The double filter must hand both to the rational path.
+  const FeatureClass c{.kind = FixedClass::halfspace, .n = 2};
+  Eigen::MatrixXd X(2, 2);
+  X << 1, 1, 1e-17, -1e-17;
+  Certificate cert;
+  cert.w = {Eigen::Vector2d(1, 1)};
+  cert.b = {-1};
+  CHECK(verify(c, X, {1, 0}, cert));
+  CHECK_FALSE(verify(c, X, {0, 0}, cert));
+  CHECK_FALSE(verify(c, X, {1, 1}, cert));
+}

@@ -72,6 +72,19 @@ Rational exact_score(const FeatureClass& c, const Eigen::VectorXd& x, const Eige
   return v;
 }
 
+/// 1[wᵀφ(x) + b > 0], exactly. Doubles decide when the score clears its rounding bound: φ and the dot product take
+/// at most k = dim(φ)·(degree + 2) + 2 roundings, each a relative error ≤ u = 2⁻⁵³, so the computed score is within
+/// γ_k·(|b| + Σ|w_j||φ_j|) of the exact one (Higham, Lemma 3.1; twice that here for the φ products). Only scores inside
+/// the bound — at the LP's margin ≥ 1 almost never — are recomputed in rationals.
+bool exact_positive(const FeatureClass& c, const Eigen::VectorXd& x, const Eigen::VectorXd& w, double b) {
+  const Eigen::VectorXd phi = features(c, x);
+  const double score = b + w.dot(phi), magnitude = std::abs(b) + w.cwiseAbs().dot(phi.cwiseAbs());
+  const double k = double(phi.size()) * (c.kind == FixedClass::poly ? c.k + 2 : 3) + 2, u = 0x1p-53;
+  const double bound = 2 * (k * u / (1 - k * u)) * magnitude;
+  if (std::isfinite(score) && std::abs(score) > bound) return score > 0;
+  return exact_score(c, x, w, b) > 0;
+}
+
 /// One affine (or homogeneous, or sign-constrained) separation LP on the points `ids` of X.
 Decision separate(const FeatureClass& c, const Eigen::MatrixXd& X, const std::vector<int>& labels, const std::vector<Eigen::Index>& ids,
                   bool exact) {
@@ -94,7 +107,7 @@ Decision separate(const FeatureClass& c, const Eigen::MatrixXd& X, const std::ve
     p.add_constraint(row, 1.0, lp::inf);
   }
   p.set_objective(Eigen::VectorXd::Zero(dim + (bias ? 1 : 0)), lp::Sense::minimize);
-  lp::Solution sol = p.solve({.presolve = true, .exact = false});
+  lp::Solution sol = p.solve({.presolve = false, .exact = false});
   if (!sol.optimal() && exact) sol = p.solve({.presolve = false, .exact = true});
   if (!sol.optimal()) return d;
   d.realized = true;
@@ -155,11 +168,24 @@ bool verify(const FeatureClass& c, const Eigen::MatrixXd& X, const std::vector<i
   for (std::size_t l = 0; l < cells.size(); ++l)
     for (Eigen::Index i : cells[l]) {
       if (cert.w[l].size() == 0) return false;
-      const bool positive = exact_score(c, X.col(i), cert.w[l], cert.b[l]) > 0;
+      const bool positive = exact_positive(c, X.col(i), cert.w[l], cert.b[l]);
       if (positive != (labels[std::size_t(i)] == 1)) return false;
     }
   return true;
 }
+
+namespace {
+
+/// Whether a certificate verified on x_1 … x_{m−1} also labels x_m as `labels` says: only x_m needs checking.
+bool gives_last(const FeatureClass& c, const Eigen::MatrixXd& Xm, const std::vector<int>& labels, const Certificate& cert) {
+  const Eigen::Index last = Xm.cols() - 1;
+  const std::size_t cell = c.kind == FixedClass::pwaffine ? std::size_t(voronoi_cell(Xm.col(last), c.prototypes)) : 0;
+  if (cell >= cert.w.size()) return false;
+  if (cert.w[cell].size() == 0) return false;  // the cell was empty: its expert is still to be found
+  return exact_positive(c, Xm.col(last), cert.w[cell], cert.b[cell]) == (labels[std::size_t(last)] == 1);
+}
+
+}  // namespace
 
 Growth growth(const FeatureClass& c, const Eigen::MatrixXd& X, int m_max, bool exact) {
   if (m_max < 1 || m_max > X.cols() || m_max > 24) throw std::invalid_argument("growth: need 1 ≤ m_max ≤ min(points, 24)");
@@ -175,7 +201,7 @@ Growth growth(const FeatureClass& c, const Eigen::MatrixXd& X, int m_max, bool e
         const std::uint32_t child = bits | (std::uint32_t(y) << (m - 1));
         std::vector<int> labels(static_cast<std::size_t>(m));
         for (int i = 0; i < m; ++i) labels[std::size_t(i)] = int((child >> i) & 1u);
-        if (!first && verify(c, Xm, labels, parent)) {  // the parent's (w, b) already gives x_m this label
+        if (!first && gives_last(c, Xm, labels, parent)) {  // the parent's (w, b) already gives x_m this label
           ++g.inherited;
           next.push_back({child, parent});
           continue;
