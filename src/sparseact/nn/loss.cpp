@@ -70,6 +70,30 @@ double loss_value(LossKind kind, const Eigen::MatrixXd& F, const Batch& batch, E
   return scale * r.squaredNorm();
 }
 
+double loss_value(LossKind kind, const Eigen::MatrixXd& F, const Batch& batch, Eigen::MatrixXd* dF,
+                  const Eigen::VectorXd& class_weights) {
+  if (class_weights.size() == 0) return loss_value(kind, F, batch, dF);
+  check(kind, F, batch);
+  if (kind != LossKind::cross_entropy) throw std::invalid_argument("nn: class weights apply to cross-entropy only");
+  if (class_weights.size() != F.rows()) throw std::invalid_argument("nn: class weights must have d_out entries");
+  if (!(class_weights.array() >= 0).all() || !class_weights.allFinite())
+    throw std::invalid_argument("nn: class weights must be finite and >= 0");
+  Eigen::RowVectorXd lse;
+  Eigen::MatrixXd P = softmax(F, lse);
+  double L = 0.0, W = 0.0;  // Σ_s w_{y_s} ℓ_s and Σ_s w_{y_s}
+  for (Eigen::Index s = 0; s < F.cols(); ++s) {
+    const int y = batch.labels[static_cast<std::size_t>(s)];
+    const double w = class_weights(y);
+    L += w * (lse(s) - F(y, s));
+    W += w;
+    P(y, s) -= 1.0;
+    P.col(s) *= w;
+  }
+  if (!(W > 0)) throw std::invalid_argument("nn: the batch's labels all have class weight 0");
+  if (dF) *dF = P / W;
+  return L / W;
+}
+
 Eigen::MatrixXd loss_hessian_product(LossKind kind, const Eigen::MatrixXd& F, const Eigen::MatrixXd& RF,
                                      const Batch& batch) {
   check(kind, F, batch);

@@ -6,6 +6,10 @@
 //                  ∂L/∂F = (π − onehot(y))/B,   R{∂L/∂F} = (π ⊙ R{F} − π (πᵀR{F}))/B  per column
 //   MSE            L = (1/(B d_out)) Σ_{i,s} (F_{i,s} − Y_{i,s})²   (PyTorch's MSELoss, mean reduction)
 //                  ∂L/∂F = 2(F − Y)/(B d_out),   R{∂L/∂F} = 2 R{F}/(B d_out)
+//   weighted cross-entropy, class weights w ∈ R^{d_out} (PyTorch's CrossEntropyLoss(weight=w), mean reduction;
+//   paper 003 §6.2's "weighted" loss):
+//                  L = Σ_s w_{y_s} ℓ_s / Σ_s w_{y_s},  ℓ_s = −log π_{y_s,s}
+//                  ∂L/∂F_{·,s} = w_{y_s} (π_{·,s} − onehot(y_s)) / Σ_s w_{y_s}      (equal weights: the unweighted loss)
 #include <string>
 #include <vector>
 
@@ -27,6 +31,11 @@ struct Batch {
 
 /// L(F) and, if dF is not null, ∂L/∂F. Throws std::invalid_argument on mismatched targets.
 double loss_value(LossKind kind, const Eigen::MatrixXd& F, const Batch& batch, Eigen::MatrixXd* dF = nullptr);
+/// The same with class weights for cross-entropy (above). Empty weights: exactly the unweighted call.
+/// Throws std::invalid_argument for weights with MSE, weights not d_out long, a negative or non-finite
+/// weight, or a batch whose labels' weights sum to 0 (torch returns NaN there).
+double loss_value(LossKind kind, const Eigen::MatrixXd& F, const Batch& batch, Eigen::MatrixXd* dF,
+                  const Eigen::VectorXd& class_weights);
 
 /// Per-sample losses ℓ_s (so L = mean_s ℓ_s).
 Eigen::VectorXd loss_per_sample(LossKind kind, const Eigen::MatrixXd& F, const Batch& batch);

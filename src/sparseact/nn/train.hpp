@@ -64,6 +64,7 @@ struct TrainOptions {
   long steps = 0;                           ///< T ≥ 0
   long log_every = 0;                       ///< ≤ 0: on_log only before the first step and after the last
   LossKind loss = LossKind::cross_entropy;  ///< labels (cross-entropy) or targets y (MSE) of the batches
+  Eigen::VectorXd class_weights = {};       ///< cross-entropy's class weights w (nn/loss.hpp); empty: unweighted
 };
 
 /// nn::Mlp as a Model. Keeps the last forward pass's cache and the last backward pass's signals, so
@@ -106,9 +107,9 @@ double train(Model& model, Eigen::VectorXd& theta, Optimizer& optimizer, const L
     const Batch& batch = stream.next();
     if (t == 0 && on_log) on_log(0, batch);
     if constexpr (forward_takes_batch<Model>::value) {
-      L = loss_value(options.loss, model.forward(theta, batch), batch, &dF);
+      L = loss_value(options.loss, model.forward(theta, batch), batch, &dF, options.class_weights);
     } else {
-      L = loss_value(options.loss, model.forward(theta, batch.x), batch, &dF);
+      L = loss_value(options.loss, model.forward(theta, batch.x), batch, &dF, options.class_weights);
     }
     model.backward(theta, dF, grad);
     const double lr = schedule(t);
