@@ -43,6 +43,7 @@ inline const AnalysisUnderTest kAnalyses[] = {
     {"momlp_trees", "--scale quick --n 1,2 --nu 2,3 --probes 200", false},
     {"momlp_routing", "--scale quick --K 4,16 --n 1,2 --nu 2 --inputs-per-set 50", false},
     {"momlp_regression", "--scale quick --targets fbm,ackley2 --s1 200 --s2 12 --width 4 --runs 2 --epochs 2 --stage1-epochs 1 --K-sweep 1,2,4", false},
+    {"momlp_classify", "--scale quick --train 300 --test 100 --width 8 --epochs 1 --runs 2", false},
     {"vc_bounds", "--J 1,2 --W 2,4 --L 1,13,16 --n 1", false},
     {"comet_ntk", "--scale quick --pairs 12 --nets 2 --depth 2 --width 32 --gram-inputs 16 --resamples 200", false},
     {"comet_train", "--scale quick --widths 8,16 --sparsity 0.5,0.9 --seeds 2 --epochs 1 --train 200 --test 100 --models standard,comet,smaller,bernoulli,example_tied,moe_trainable", false},

@@ -82,6 +82,13 @@ const OwnCase kOwnBadInput[] = {
     {"momlp_regression", "--runs 1"},
     {"momlp_regression", "--K-sweep 0,2"},
     {"momlp_regression", "--budget time"},
+    {"momlp_classify", "--K 0"},
+    {"momlp_classify", "--K 400"},  // more prototypes than the tiny run's 300 training images
+    {"momlp_classify", "--width 0"},
+    {"momlp_classify", "--runs 1"},
+    {"momlp_classify", "--batch 1"},  // BatchNorm needs two points a batch
+    {"momlp_classify", "--test 20000"},  // the test split holds 10000 images
+    {"momlp_classify", "--lr 0"},
     {"vc_super_expressive", "--k-certificates 0"},
     {"vc_bounds", "--L 0"},
     {"vc_bounds", "--J 1.5"},

@@ -176,6 +176,8 @@ std::vector<Eigen::Index> route(const Eigen::MatrixXd& prototypes, const Eigen::
   return cells;
 }
 
+int baseline_width(int w, int K) noexcept { return int(std::lround(w * std::sqrt(double(K)))); }
+
 Eigen::MatrixXd predict(const PreluNet& f, const Eigen::MatrixXd& X) { return nn::prelu_forward(f.net, f.theta, X).z.back(); }
 
 Eigen::MatrixXd predict(const Momlp& m, const Eigen::MatrixXd& X) {

@@ -98,6 +98,10 @@ std::vector<Eigen::Index> route(const Eigen::MatrixXd& prototypes, const Eigen::
 /// The MoMLP's outputs: each column of X through its cell's expert.
 Eigen::MatrixXd predict(const Momlp& m, const Eigen::MatrixXd& X);
 
+/// The baselines' width round(w√K): as many w×w-block hidden parameters as K experts of width w (App. D.3.2
+/// assumes √K ∈ N; K = 4 gives 2w).
+int baseline_width(int w, int K) noexcept;
+
 /// One PReLU MLP of `hidden_layers` layers of `width`, Adam on all of `train` (the baselines of App. D.3.2).
 PreluNet train_prelu_mlp(const nn::Dataset& train, int width, int hidden_layers, int epochs, int batch, double lr, double gamma0,
                          bool shared_gamma, std::uint64_t seed, std::uint64_t stream);

@@ -46,8 +46,6 @@ const char* to_string(Model m) noexcept {
   return "?";
 }
 
-int baseline_width(int w, int K) noexcept { return int(std::lround(w * std::sqrt(double(K)))); }
-
 nn::Dataset grid_dataset(Target t, int s, double hurst, std::uint64_t seed) {
   if (s < 2) throw InputError("grid: need at least 2 points a side");
   const int n = dimension(t);

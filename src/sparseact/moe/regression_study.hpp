@@ -51,7 +51,5 @@ struct RegressionResult {
 /// stage1_epochs + epochs epochs, the MoMLP's two stages together, so every model sees the data equally often.
 RegressionResult run_regression(const RegressionRun& run, const Split& split, std::uint64_t seed, std::uint64_t stream);
 
-/// Width of the baseline: round(w√K) (App. D.3.2 assumes √K ∈ N; K = 4 gives 2w).
-int baseline_width(int w, int K) noexcept;
 
 }  // namespace sparseact::moe
