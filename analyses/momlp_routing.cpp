@@ -22,13 +22,13 @@ int main(int argc, char** argv) {
                                     "(queries, misrouting against eq. (7)); one work item per (prototype set, n, K, ν)",
                      .default_scale = Scale::paper});
   auto& app = analysis.app();
-  std::string K_text, n_text = "1,2,8", nu_text = "2,4", sets_text = "grid,uniform", prototypes, inputs;
+  std::string K_text, n_text = "1,2,8", nu_text = "2,4", sets_text = "grid,kmeans,uniform", prototypes, inputs;
   int queries = 0;
   analysis.scaled_option("--K", K_text, std::string("4,16,64,256"), std::string("4,16,64,256,1024,4096"), "numbers of prototypes");
   analysis.scaled_option("--inputs-per-set", queries, 500, 2000, "uniform inputs in [0,1]^n routed per configuration")->check(CLI::Range(1, 10000000));
   app.add_option("--n", n_text, "input dimensions")->capture_default_str();
   app.add_option("--nu", nu_text, "tree valencies ν ≥ 2")->capture_default_str();
-  app.add_option("--sets", sets_text, "prototype sets: grid (a δ-net, where K is an n-th power), uniform")->capture_default_str();
+  app.add_option("--sets", sets_text, "prototype sets: grid (a δ-net, where K is an n-th power), kmeans (centroids of uniform data), uniform")->capture_default_str();
   app.add_option("--prototypes", prototypes, "route user points instead: prototypes FILE.npy (K × n), with --inputs");
   app.add_option("--inputs", inputs, "inputs FILE.npy (M × n) for --prototypes");
 
@@ -96,7 +96,7 @@ int main(int argc, char** argv) {
                         "to its nearest prototype), where Theorem 5.3's guarantee (‖x − v_i‖ < δ) no longer applies."},
             Relation::at_most, misroute, "configurations");
     r.data["routers"] = "0: scan (eq. (5)), 1: greedy descent, 2: exact branch and bound";
-    r.data["sets"] = "0: grid (a δ-net; only where K is an n-th power), 1: uniform draws, 2: user";
+    r.data["sets"] = "0: grid (a δ-net; only where K is an n-th power), 1: uniform draws, 2: user, 3: k-means centroids of 4K uniform points";
     a.add_table(std::move(routing));
     // --- Figure: queries per input against K, the scan and the trees, n = first dimension, ν = first valency --
     plot::Figure fig{.name = "momlp_routing_queries", .title = "Distance queries per input", .xlabel = "prototypes K",

@@ -4,7 +4,9 @@
 
 #include <boost/multiprecision/cpp_int.hpp>
 
+#include <sparseact/core/errors.hpp>
 #include <sparseact/core/rng.hpp>
+#include <sparseact/moe/routing_study.hpp>
 #include <sparseact/moe/routing_tree.hpp>
 #include <sparseact/moe/voronoi.hpp>
 
@@ -117,5 +119,18 @@ TEST_CASE("On Example 1's prototypes the built binary tree is Example 1's, and g
   for (int j = 0; j < 500; ++j) {
     const Eigen::Vector2d x(rng.uniform(), rng.uniform());
     CHECK(route_greedy(g, x) == voronoi_cell(x, G));
+  }
+}
+
+TEST_CASE("Every prototype set, k-means centroids included: the exact router never misroutes, greedy keeps its query count", "[moe][routing_tree]") {
+  const auto sets = split_sets("grid,uniform,kmeans");
+  REQUIRE(sets.size() == 3);
+  CHECK_THROWS_AS(split_sets("grid,voronoi"), sparseact::InputError);
+  for (const RoutingConfig& c : routing_configs(sets, {2}, {16, 64}, {2, 4})) {
+    CAPTURE(c.key());
+    const RoutingResult r = run_routing(c, 300, 3, 1);
+    CHECK(r.exact.misroute_rate == 0);
+    CHECK(r.scan.queries_max == c.K);
+    CHECK(r.greedy.queries_max <= c.nu * c.height());
   }
 }

@@ -9,6 +9,7 @@
 #include <sparseact/core/errors.hpp>
 #include <sparseact/core/rng.hpp>
 #include <sparseact/moe/routing_tree.hpp>
+#include <sparseact/moe/kmeans.hpp>
 #include <sparseact/moe/voronoi.hpp>
 
 namespace sparseact::moe {
@@ -85,7 +86,8 @@ std::vector<PrototypeSet> split_sets(const std::string& text) {
     const std::string name = text.substr(at, end - at);
     if (name == "grid") sets.push_back(PrototypeSet::grid);
     else if (name == "uniform") sets.push_back(PrototypeSet::uniform);
-    else throw InputError("--sets '" + text + "': use grid and/or uniform, comma-separated");
+    else if (name == "kmeans") sets.push_back(PrototypeSet::kmeans);
+    else throw InputError("--sets '" + text + "': use grid, uniform and/or kmeans, comma-separated");
     at = end + 1;
   }
   return sets;
@@ -98,7 +100,7 @@ int RoutingConfig::height() const {
 }
 
 std::string RoutingConfig::key() const {
-  static const char* names[] = {"grid", "uniform", "user"};
+  static const char* names[] = {"grid", "uniform", "user", "kmeans"};
   return fmt::format("set={} n={} K={} nu={}", names[int(set)], n, K, nu);
 }
 
@@ -141,6 +143,10 @@ RoutingResult run_routing(const RoutingConfig& c, int inputs, std::uint64_t seed
       const int m = integer_root(c.K, c.n);
       for (int k = 0; k < c.K; ++k)
         for (int d = 0, rest = k; d < c.n; ++d, rest /= m) P(d, k) = (rest % m + 0.5) / m;  // cell centres
+    } else if (c.set == PrototypeSet::kmeans) {  // §6.2's prototypes: centroids of the data (here uniform in [0,1]^n)
+      Eigen::MatrixXd sample(c.n, std::max(4 * c.K, 2000));
+      for (auto& v : sample.reshaped()) v = rng.uniform();
+      P = kmeans(sample, c.K, seed, stream_id(kRoutingStream, index + (std::uint64_t(1) << 40)), {.max_iter = 10}).centroids;
     } else {
       for (auto& v : P.reshaped()) v = rng.uniform();
     }

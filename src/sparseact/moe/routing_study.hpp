@@ -27,8 +27,8 @@ struct Example1Study {
 /// x = i/64, i = 0 … 64, through eq. (5) and Algorithm 1.
 Example1Study example1_study();
 
-enum class PrototypeSet { grid = 0, uniform = 1, user = 2 };
-/// "grid,uniform" → sets; throws InputError naming the choices otherwise.
+enum class PrototypeSet { grid = 0, uniform = 1, user = 2, kmeans = 3 };
+/// "grid,uniform,kmeans" → sets (kmeans: centroids of 4K uniform points, at least 2000; 10 Lloyd updates); throws InputError naming the choices otherwise.
 std::vector<PrototypeSet> split_sets(const std::string& text);
 
 struct RoutingConfig {
