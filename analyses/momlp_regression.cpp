@@ -181,14 +181,16 @@ int main(int argc, char** argv) {
     a.add_table(std::move(table));
 
     // --- Figures: MSE against K per target (baselines as K = their width's K); fBm MSE against H --------
-    plot::Figure fig{.name = "momlp_regression_K", .title = "MoMLP test MSE against the number of experts", .xlabel = "K", .ylabel = "test MSE (mean over runs)",
-                     .logx = true, .logy = true, .legend = "top right"};
+    plot::Figure fig{.name = "momlp_regression_K", .title = "MoMLP test MSE against K (dashed: the width-w√K baseline)", .xlabel = "K",
+                     .ylabel = "test MSE (mean over runs)", .logx = true, .logy = true, .width = 1200, .legend = "outside right"};
+    const char* colors[] = {"#0072b2", "#009e73", "#e69f00", "#cc79a7", "#d55e00"};  // one per target: MoMLP and its baseline
     for (Target t : targets) {
       std::vector<double> x, y;
       for (double k : ks) x.push_back(k), y.push_back(double(mean_sd(mses(t, hurst, Model::momlp, int(k)))[0]));
-      fig.series.push_back({.x = x, .y = y, .label = std::string(to_string(t)) + " MoMLP", .style = plot::Style::linespoints});
+      const std::string color = colors[int(t)];
+      fig.series.push_back({.x = x, .y = y, .label = std::string(to_string(t)) + " MoMLP", .style = plot::Style::linespoints, .color = color});
       fig.series.push_back({.x = {ks.front(), ks.back()}, .y = std::vector<double>(2, double(table4[to_string(t)]["baseline"][0])),
-                            .label = std::string(to_string(t)) + " baseline", .style = plot::Style::lines});
+                            .label = std::string(to_string(t)) + " baseline", .style = plot::Style::lines, .color = color, .dashed = true});
     }
     a.add_figure(std::move(fig));
     if (!hursts.empty()) {
