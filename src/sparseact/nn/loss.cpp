@@ -1,6 +1,9 @@
 #include <sparseact/nn/loss.hpp>
 
 #include <cmath>
+#include <limits>
+#include <utility>
+#include <vector>
 #include <stdexcept>
 
 namespace sparseact::nn {
@@ -14,6 +17,10 @@ void check(LossKind kind, const Eigen::MatrixXd& F, const Batch& batch) {
       throw std::invalid_argument("nn: cross-entropy needs one label per sample");
     for (int y : batch.labels)
       if (y < 0 || y >= F.rows()) throw std::invalid_argument("nn: label out of range [0, d_out)");
+  } else if (kind == LossKind::token_cross_entropy) {
+    if (batch.y.size() != B) throw std::invalid_argument("nn: token cross-entropy needs a target (or −1) per position: T × B targets");
+    for (double y : batch.y.reshaped())
+      if (y != -1 && !(y >= 0 && y < double(F.rows()) && y == std::floor(y))) throw std::invalid_argument("nn: target token out of range [0, V)");
   } else if (batch.y.rows() != F.rows() || batch.y.cols() != B) {
     throw std::invalid_argument("nn: MSE targets must be d_out x B");
   }
@@ -33,6 +40,16 @@ Eigen::MatrixXd softmax(const Eigen::MatrixXd& F, Eigen::RowVectorXd& lse) {
   return P;
 }
 
+/// The unmasked positions (columns of F) of a token cross-entropy batch and their targets.
+std::vector<std::pair<Eigen::Index, int>> unmasked(const Batch& batch) {
+  std::vector<std::pair<Eigen::Index, int>> out;
+  const auto y = batch.y.reshaped();
+  for (Eigen::Index j = 0; j < y.size(); ++j)
+    if (y(j) != -1) out.push_back({j, int(y(j))});
+  if (out.empty()) throw std::invalid_argument("nn: every position of the batch is masked");
+  return out;
+}
+
 }  // namespace
 
 Eigen::VectorXd loss_per_sample(LossKind kind, const Eigen::MatrixXd& F, const Batch& batch) {
@@ -43,6 +60,11 @@ Eigen::VectorXd loss_per_sample(LossKind kind, const Eigen::MatrixXd& F, const B
     Eigen::RowVectorXd lse;
     softmax(F, lse);
     for (Eigen::Index s = 0; s < B; ++s) l(s) = lse(s) - F(batch.labels[static_cast<std::size_t>(s)], s);
+  } else if (kind == LossKind::token_cross_entropy) {  // per position (NaN where masked)
+    Eigen::RowVectorXd lse;
+    softmax(F, lse);
+    l.setConstant(std::numeric_limits<double>::quiet_NaN());
+    for (const auto& [j, y] : unmasked(batch)) l(j) = lse(j) - F(y, j);
   } else {
     l = (F - batch.y).array().square().colwise().sum().transpose() / static_cast<double>(F.rows());
   }
@@ -63,6 +85,22 @@ double loss_value(LossKind kind, const Eigen::MatrixXd& F, const Batch& batch, E
     }
     if (dF) *dF = P / B;
     return L / B;
+  }
+  if (kind == LossKind::token_cross_entropy) {
+    const auto positions = unmasked(batch);
+    const double M = static_cast<double>(positions.size());
+    Eigen::RowVectorXd lse;
+    const Eigen::MatrixXd P = softmax(F, lse);
+    double L = 0.0;
+    if (dF) dF->setZero(F.rows(), F.cols());
+    for (const auto& [j, y] : positions) {
+      L += lse(j) - F(y, j);
+      if (dF) {
+        dF->col(j) = P.col(j) / M;
+        (*dF)(y, j) -= 1.0 / M;
+      }
+    }
+    return L / M;
   }
   const double scale = 1.0 / (B * static_cast<double>(F.rows()));
   const Eigen::MatrixXd r = F - batch.y;
@@ -104,17 +142,26 @@ Eigen::MatrixXd loss_hessian_product(LossKind kind, const Eigen::MatrixXd& F, co
     const Eigen::RowVectorXd pr = (P.array() * RF.array()).colwise().sum();  // πᵀR{F} per column
     return ((P.array() * RF.array()) - (P.array().rowwise() * pr.array())).matrix() / B;
   }
+  if (kind == LossKind::token_cross_entropy) {
+    const auto positions = unmasked(batch);
+    Eigen::RowVectorXd lse;
+    const Eigen::MatrixXd P = softmax(F, lse);
+    Eigen::MatrixXd H = Eigen::MatrixXd::Zero(F.rows(), F.cols());
+    for (const auto& [j, y] : positions) H.col(j) = (P.col(j).array() * RF.col(j).array()).matrix() - P.col(j) * P.col(j).dot(RF.col(j));
+    return H / static_cast<double>(positions.size());
+  }
   return 2.0 / (B * static_cast<double>(F.rows())) * RF;
 }
 
 LossKind parse_loss(const std::string& name) {
   if (name == "cross_entropy") return LossKind::cross_entropy;
   if (name == "mse") return LossKind::mse;
-  throw std::invalid_argument("nn: unknown loss '" + name + "' (cross_entropy|mse)");
+  if (name == "token_cross_entropy") return LossKind::token_cross_entropy;
+  throw std::invalid_argument("nn: unknown loss '" + name + "' (cross_entropy|mse|token_cross_entropy)");
 }
 
 const char* to_string(LossKind kind) noexcept {
-  return kind == LossKind::cross_entropy ? "cross_entropy" : "mse";
+  return kind == LossKind::cross_entropy ? "cross_entropy" : kind == LossKind::mse ? "mse" : "token_cross_entropy";
 }
 
 }  // namespace sparseact::nn

@@ -17,7 +17,11 @@
 
 namespace sparseact::nn {
 
-enum class LossKind { cross_entropy, mse };
+//   token cross-entropy (next-token prediction with a loss mask; paper 004 §4): F ∈ R^{V×(T·B)} holds the logits of
+//                  every position of B sequences of length T (sequence after sequence), batch.y ∈ R^{T×B} the target
+//                  token of each position or −1 where the loss is masked (torch's ignore_index); L is the mean over
+//                  the M unmasked positions, ∂L/∂F = (π − onehot(y))/M there and 0 elsewhere
+enum class LossKind { cross_entropy, mse, token_cross_entropy };
 
 /// A batch: inputs as columns; `labels` (in [0, d_out)) for cross-entropy, targets `y` (d_out×B)
 /// for MSE. The other one may be left empty.

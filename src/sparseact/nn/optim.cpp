@@ -176,14 +176,15 @@ void RmsProp::reset() {
 double LrSchedule::operator()(long t) const {
   require(t >= 0, fmt::format("learning-rate schedule: step {} must be >= 0", t));
   require(warmup_steps >= 0, fmt::format("learning-rate schedule: warmup_steps {} must be >= 0", warmup_steps));
-  require(kind != ScheduleKind::cosine || total_steps > warmup_steps,
-          fmt::format("cosine schedule: total_steps {} must exceed warmup_steps {}", total_steps, warmup_steps));
+  require((kind != ScheduleKind::cosine && kind != ScheduleKind::linear_decay) || total_steps > warmup_steps,
+          fmt::format("cosine or linear-decay schedule: total_steps {} must exceed warmup_steps {}", total_steps, warmup_steps));
   if (kind != ScheduleKind::constant && t < warmup_steps)
     return base_lr * (warmup_start_factor +
                       (1 - warmup_start_factor) * static_cast<double>(t) / static_cast<double>(warmup_steps));
-  if (kind != ScheduleKind::cosine) return base_lr;
+  if (kind != ScheduleKind::cosine && kind != ScheduleKind::linear_decay) return base_lr;
   const double span = static_cast<double>(total_steps - warmup_steps);
   const double cur = static_cast<double>(std::min(t - warmup_steps, total_steps - warmup_steps));
+  if (kind == ScheduleKind::linear_decay) return base_lr + (min_lr - base_lr) * cur / span;
   return min_lr + (base_lr - min_lr) * (1 + std::cos(std::numbers::pi * cur / span)) / 2;
 }
 
@@ -191,6 +192,17 @@ LrSchedule constant_schedule(double lr) {
   LrSchedule s;
   s.kind = ScheduleKind::constant;
   s.base_lr = lr;
+  return s;
+}
+
+LrSchedule linear_decay_schedule(double lr, long warmup_steps, long total_steps, double min_lr, double start_factor) {
+  LrSchedule s;
+  s.kind = ScheduleKind::linear_decay;
+  s.base_lr = lr;
+  s.warmup_steps = warmup_steps;
+  s.total_steps = total_steps;
+  s.min_lr = min_lr;
+  s.warmup_start_factor = start_factor;
   return s;
 }
 

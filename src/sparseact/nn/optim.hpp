@@ -103,13 +103,15 @@ struct RmsProp {
   void reset();
 };
 
-enum class ScheduleKind { constant, linear_warmup, cosine };
+enum class ScheduleKind { constant, linear_warmup, cosine, linear_decay };
 
 /// Learning rate as a function of the number t of steps already taken (0 for the first step).
 ///   warmup (t < W):  lr = base·(s + (1 − s)·t/W), s = warmup_start_factor (PyTorch's LinearLR)
 ///   constant, and linear_warmup after W:  lr = base
 ///   cosine after W (PyTorch's CosineAnnealingLR closed form with T_max = T − W, then held):
 ///     lr = min_lr + (base − min_lr)·(1 + cos(π·min(t − W, T − W)/(T − W)))/2
+///   linear decay after W (paper 004 §4: 20% warmup, then linear decay; PyTorch's LinearLR), then held:
+///     lr = base + (min_lr − base)·min(t − W, T − W)/(T − W)
 struct LrSchedule {
   ScheduleKind kind = ScheduleKind::constant;
   double base_lr = 1e-3;
@@ -125,5 +127,7 @@ LrSchedule constant_schedule(double lr);
 LrSchedule linear_warmup_schedule(double lr, long warmup_steps, double start_factor = 0.0);
 LrSchedule cosine_schedule(double lr, long warmup_steps, long total_steps, double min_lr = 0.0,
                            double start_factor = 0.0);
+LrSchedule linear_decay_schedule(double lr, long warmup_steps, long total_steps, double min_lr = 0.0,
+                                 double start_factor = 0.0);
 
 }  // namespace sparseact::nn
