@@ -33,30 +33,37 @@ Eigen::MatrixXd ffn_forward(const FfnShape& s, const double* theta, const Eigen:
   const Eigen::Index T = X.cols(), f = s.inner, d = s.d;
   const double* experts = theta + s.router_size();
   c.X = X;
-  c.chosen.assign(std::size_t(T), {}), c.gate.assign(std::size_t(T), {}), c.hidden.assign(std::size_t(T), {}), c.out.assign(std::size_t(T), {});
+  c.chosen.assign(std::size_t(T), {}), c.gate.assign(std::size_t(T), {});
   c.load.assign(std::size_t(s.experts), 0);
-  Eigen::MatrixXd Y = Eigen::MatrixXd::Zero(d, T);
+  c.experts.assign(std::size_t(s.experts), {});
+  const Eigen::MatrixXd logits = s.experts > 1 ? Eigen::MatrixXd(CMap(theta, s.experts, d) * X) : Eigen::MatrixXd();
   for (Eigen::Index t = 0; t < T; ++t) {
     const std::size_t tt = std::size_t(t);
     if (s.experts == 1) {
       c.chosen[tt] = {0}, c.gate[tt] = {1.0};
     } else {
-      const Eigen::VectorXd logits = CMap(theta, s.experts, d) * X.col(t);
-      c.chosen[tt] = top_experts(logits, s.top);
-      const double top = logits(c.chosen[tt][0]);
+      c.chosen[tt] = top_experts(logits.col(t), s.top);
+      const double top = logits(c.chosen[tt][0], t);
       double sum = 0;
-      for (int k : c.chosen[tt]) sum += std::exp(logits(k) - top);
-      for (int k : c.chosen[tt]) c.gate[tt].push_back(std::exp(logits(k) - top) / sum);
+      for (int k : c.chosen[tt]) sum += std::exp(logits(k, t) - top);
+      for (int k : c.chosen[tt]) c.gate[tt].push_back(std::exp(logits(k, t) - top) / sum);
     }
     for (std::size_t j = 0; j < c.chosen[tt].size(); ++j) {
-      const int k = c.chosen[tt][j];
-      ++c.load[std::size_t(k)];
-      const double* e = experts + k * s.expert_size();
-      const Eigen::VectorXd z = CMap(e, f, d) * X.col(t);
-      const Eigen::VectorXd out = CMap(e + f * d, d, f) * z.cwiseMax(0.0);
-      Y.col(t) += c.gate[tt][j] * out;
-      c.hidden[tt].push_back(z), c.out[tt].push_back(out);
+      FfnCache::Expert& e = c.experts[std::size_t(c.chosen[tt][j])];
+      e.tokens.push_back(t), e.slot.push_back(int(j));
     }
+  }
+  Eigen::MatrixXd Y = Eigen::MatrixXd::Zero(d, T);
+  for (int k = 0; k < s.experts; ++k) {
+    FfnCache::Expert& e = c.experts[std::size_t(k)];
+    c.load[std::size_t(k)] = int(e.tokens.size());
+    if (e.tokens.empty()) continue;
+    e.gate.resize(Eigen::Index(e.tokens.size()));
+    for (std::size_t i = 0; i < e.tokens.size(); ++i) e.gate(Eigen::Index(i)) = c.gate[std::size_t(e.tokens[i])][std::size_t(e.slot[i])];
+    const double* w = experts + k * s.expert_size();
+    e.Z = CMap(w, f, d) * X(Eigen::all, e.tokens);
+    e.out = CMap(w + f * d, d, f) * e.Z.cwiseMax(0.0);
+    Y(Eigen::all, e.tokens) += e.out * e.gate.asDiagonal();
   }
   return Y;
 }
@@ -66,31 +73,33 @@ Eigen::MatrixXd ffn_backward(const FfnShape& s, const double* theta, const FfnCa
   const double* experts = theta + s.router_size();
   double* gexperts = grad + s.router_size();
   Eigen::MatrixXd dX = Eigen::MatrixXd::Zero(d, T);
-  for (Eigen::Index t = 0; t < T; ++t) {
-    const std::size_t tt = std::size_t(t);
-    const auto& chosen = c.chosen[tt];
-    std::vector<double> dgate;
-    for (std::size_t j = 0; j < chosen.size(); ++j) {
-      const int k = chosen[j];
-      const double* e = experts + k * s.expert_size();
-      double* ge = gexperts + k * s.expert_size();
-      const Eigen::VectorXd& z = c.hidden[tt][j];
-      const Eigen::VectorXd dout = c.gate[tt][j] * dY.col(t);
-      dgate.push_back(dY.col(t).dot(c.out[tt][j]));
-      Map(ge + f * d, d, f) += dout * z.cwiseMax(0.0).transpose();
-      const Eigen::VectorXd dz = ((CMap(e + f * d, d, f).transpose() * dout).array() * (z.array() > 0).cast<double>()).matrix();
-      Map(ge, f, d) += dz * c.X.col(t).transpose();
-      dX.col(t) += CMap(e, f, d).transpose() * dz;
-    }
-    if (s.experts == 1) continue;
-    // softmax over the chosen logits: ∂L/∂ℓ_k = π_k (∂L/∂π_k − Σ_j π_j ∂L/∂π_j)
-    double mean = 0;
-    for (std::size_t j = 0; j < chosen.size(); ++j) mean += c.gate[tt][j] * dgate[j];
-    Eigen::VectorXd dlogits = Eigen::VectorXd::Zero(s.experts);
-    for (std::size_t j = 0; j < chosen.size(); ++j) dlogits(chosen[j]) = c.gate[tt][j] * (dgate[j] - mean);
-    Map(grad, s.experts, d) += dlogits * c.X.col(t).transpose();
-    dX.col(t) += CMap(theta, s.experts, d).transpose() * dlogits;
+  Eigen::MatrixXd dgate = Eigen::MatrixXd::Zero(std::max(1, std::min(s.top, s.experts)), T);  // ∂L/∂π, per token and slot
+  for (int k = 0; k < s.experts; ++k) {
+    const FfnCache::Expert& e = c.experts[std::size_t(k)];
+    if (e.tokens.empty()) continue;
+    const double* w = experts + k * s.expert_size();
+    double* g = gexperts + k * s.expert_size();
+    const Eigen::MatrixXd dYk = dY(Eigen::all, e.tokens);
+    const Eigen::RowVectorXd dpi = (dYk.array() * e.out.array()).colwise().sum();
+    for (std::size_t i = 0; i < e.tokens.size(); ++i) dgate(e.slot[i], e.tokens[i]) = dpi(Eigen::Index(i));
+    const Eigen::MatrixXd dout = dYk * e.gate.asDiagonal();
+    Map(g + f * d, d, f) += dout * e.Z.cwiseMax(0.0).transpose();
+    const Eigen::MatrixXd dZ = ((CMap(w + f * d, d, f).transpose() * dout).array() * (e.Z.array() > 0).cast<double>()).matrix();
+    Map(g, f, d) += dZ * c.X(Eigen::all, e.tokens).transpose();
+    dX(Eigen::all, e.tokens) += CMap(w, f, d).transpose() * dZ;
   }
+  if (s.experts == 1) return dX;
+  // Softmax over each token's chosen logits: ∂L/∂ℓ_k = π_k (∂L/∂π_k − Σ_j π_j ∂L/∂π_j); the rest get 0.
+  Eigen::MatrixXd dlogits = Eigen::MatrixXd::Zero(s.experts, T);
+  for (Eigen::Index t = 0; t < T; ++t) {
+    const auto& chosen = c.chosen[std::size_t(t)];
+    const auto& gate = c.gate[std::size_t(t)];
+    double mean = 0;
+    for (std::size_t j = 0; j < chosen.size(); ++j) mean += gate[j] * dgate(Eigen::Index(j), t);
+    for (std::size_t j = 0; j < chosen.size(); ++j) dlogits(chosen[j], t) = gate[j] * (dgate(Eigen::Index(j), t) - mean);
+  }
+  Map(grad, s.experts, d) += dlogits * c.X.transpose();
+  dX += CMap(theta, s.experts, d).transpose() * dlogits;
   return dX;
 }
 

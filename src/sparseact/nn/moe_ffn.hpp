@@ -28,12 +28,20 @@ struct FfnShape {
   Eigen::Index active_count() const { return router_size() + std::min(top, experts) * expert_size(); }
 };
 
+/// The tokens each expert serves are gathered and run as one matrix product per expert (as PyTorch's MoE layers do),
+/// so the weight gradients are two GEMMs per expert instead of two outer products per token.
 struct FfnCache {
   Eigen::MatrixXd X;
-  std::vector<std::vector<int>> chosen;      ///< per token, the experts in order
-  std::vector<std::vector<double>> gate;     ///< per token, π of each chosen expert
-  std::vector<std::vector<Eigen::VectorXd>> hidden, out;  ///< per token and chosen expert: W₁x (pre-ReLU), E(x)
-  std::vector<int> load;                     ///< tokens per expert (as first or second choice)
+  std::vector<std::vector<int>> chosen;   ///< per token, the experts in order
+  std::vector<std::vector<double>> gate;  ///< per token, π of each chosen expert
+  std::vector<int> load;                  ///< tokens per expert (as first or second choice)
+  struct Expert {
+    std::vector<Eigen::Index> tokens;  ///< the tokens it serves
+    std::vector<int> slot;             ///< for each, the expert's place in that token's `chosen`
+    Eigen::RowVectorXd gate;           ///< their π
+    Eigen::MatrixXd Z, out;            ///< W₁X_k (pre-ReLU), E_k(X_k)
+  };
+  std::vector<Expert> experts;
 };
 
 /// The top-`top` experts of one logit vector, largest first, ties to the lowest index.
