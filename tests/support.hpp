@@ -49,6 +49,7 @@ inline const AnalysisUnderTest kAnalyses[] = {
     {"comet_train", "--scale quick --widths 8,16 --sparsity 0.5,0.9 --seeds 2 --epochs 1 --train 200 --test 100 --models standard,comet,smaller,bernoulli,example_tied,moe_trainable", false},
     {"comet_utilization", "--scale quick --nets 3 --images 300", true},
     {"comet_overlap", "--scale quick --pairs 20 --nets 2 --depth 3 --width 64 --pk 0.1,0.5,1 --resamples 200", true},
+    {"parrots_length2", "--scale quick --V-max-exhaustive 4 --V 16,64 --graphs 100 --n-max 4 --instances 100 --n 16", false},
 };
 
 struct Run {

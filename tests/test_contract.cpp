@@ -104,6 +104,9 @@ const OwnCase kOwnBadInput[] = {
     {"comet_overlap", "--width 1"},
     {"comet_overlap", "--activation gelu"},
     {"comet_overlap", "--inputs /nonexistent/pairs.npy"},
+    {"parrots_length2", "--V 16,2"},  // |V| < 3: no s, d and a vertex between
+    {"parrots_length2", "--bits-max 0"},
+    {"parrots_length2", "--n 0"},
 };
 
 const AnalysisUnderTest& find(const std::string& name) {
