@@ -211,6 +211,34 @@ Interval clopper_pearson_interval(std::int64_t k, std::int64_t n, double alpha) 
 
 // --- Tests --------------------------------------------------------------------------------------------
 
+ChiSquaredTest chi_squared_gof(const std::vector<std::int64_t>& observed, const std::vector<double>& probabilities) {
+  if (observed.size() < 2) throw std::invalid_argument("chi_squared_gof: needs at least 2 categories");
+  if (observed.size() != probabilities.size())
+    throw std::invalid_argument(fmt::format("chi_squared_gof: {} counts but {} probabilities", observed.size(), probabilities.size()));
+  ChiSquaredTest t;
+  double total_p = 0.0;
+  for (std::size_t i = 0; i < observed.size(); ++i) {
+    if (observed[i] < 0) throw std::invalid_argument("chi_squared_gof: a count is negative");
+    if (!(probabilities[i] > 0.0) || !std::isfinite(probabilities[i])) throw std::invalid_argument("chi_squared_gof: a probability is not positive");
+    t.n += observed[i];
+    total_p += probabilities[i];
+  }
+  if (std::abs(total_p - 1.0) > 1e-9) throw std::invalid_argument(fmt::format("chi_squared_gof: probabilities sum to {}, not 1", total_p));
+  if (t.n < 1) throw std::invalid_argument("chi_squared_gof: no observations");
+  const double n = static_cast<double>(t.n);
+  for (std::size_t i = 0; i < observed.size(); ++i) {
+    const double e = n * probabilities[i], d = static_cast<double>(observed[i]) - e;
+    t.statistic += d * d / e;  // Pearson (1900)
+  }
+  t.df = static_cast<double>(observed.size() - 1);
+  t.p_value = boost::math::cdf(boost::math::complement(boost::math::chi_squared_distribution<double>(t.df), t.statistic));
+  return t;
+}
+
+ChiSquaredTest chi_squared_uniform(const std::vector<std::int64_t>& observed) {
+  return chi_squared_gof(observed, std::vector<double>(observed.size(), 1.0 / static_cast<double>(std::max<std::size_t>(observed.size(), 1))));
+}
+
 TTest paired_t_test(const std::vector<double>& x, const std::vector<double>& y, Alternative alternative) {
   require_pairs(x, y, 2, "paired_t_test");
   const std::size_t n = x.size();

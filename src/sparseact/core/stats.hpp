@@ -129,6 +129,19 @@ struct Spearman {
 Spearman spearman(const std::vector<double>& x, const std::vector<double>& y,
                   Alternative alternative = Alternative::two_sided);
 
+struct ChiSquaredTest {
+  double statistic = 0.0;  ///< Pearson's X² = Σ (O_i − n p_i)² / (n p_i)
+  double df = 0.0;         ///< categories − 1
+  double p_value = 1.0;    ///< P(χ²_df ≥ X²), Boost's complement CDF
+  std::int64_t n = 0;      ///< Σ O_i
+};
+
+/// Pearson's χ² goodness-of-fit test of observed counts against category probabilities p_i > 0 (Σ p_i = 1 within
+/// 1e-9), scipy.stats.chisquare(O, n·p). Needs ≥ 2 categories and n ≥ 1; throws std::invalid_argument otherwise.
+ChiSquaredTest chi_squared_gof(const std::vector<std::int64_t>& observed, const std::vector<double>& probabilities);
+/// The same against equal probabilities 1/k (scipy.stats.chisquare(O)).
+ChiSquaredTest chi_squared_uniform(const std::vector<std::int64_t>& observed);
+
 // --- Least squares ----------------------------------------------------------------------------------
 
 /// y ≈ intercept + slope·x by least squares.
