@@ -64,57 +64,54 @@ const Eigen::MatrixXd& DecoderModel::forward(const Eigen::VectorXd& theta, const
   const Eigen::Index T = tokens.rows(), B = tokens.cols(), d = s_.d, A = s_.attention().parameter_count();
   if (T < 1 || T > s_.max_len) throw std::invalid_argument("decoder: sequences must have 1 … max_len tokens");
   const CMap E(theta.data() + o.E, d, s_.vocab), P(theta.data() + o.P, d, s_.max_len), W_out(theta.data() + o.W_out, s_.vocab, d);
-  seq_.assign(std::size_t(B), Sequence{});
-  logits_.resize(s_.vocab, T * B);
-  for (Eigen::Index b = 0; b < B; ++b) {
-    Sequence& q = seq_[std::size_t(b)];
-    Eigen::MatrixXd H(d, T);
+  T_ = T, B_ = B;
+  tokens_.clear();
+  Eigen::MatrixXd H(d, T * B);
+  for (Eigen::Index b = 0; b < B; ++b)
     for (Eigen::Index t = 0; t < T; ++t) {
       const double id = tokens(t, b);
       if (!(id >= 0 && id < s_.vocab && id == std::floor(id))) throw std::invalid_argument("decoder: token id out of range [0, vocab)");
-      q.tokens.push_back(int(id));
-      H.col(t) = E.col(Eigen::Index(id)) + P.col(t);
+      tokens_.push_back(int(id));
+      H.col(b * T + t) = E.col(Eigen::Index(id)) + P.col(t);
     }
-    q.blocks.resize(std::size_t(s_.layers));
-    for (int l = 0; l < s_.layers; ++l) {
-      Block& k = q.blocks[std::size_t(l)];
-      H += attention_forward(s_.attention(), theta.data() + o.attn(l, d), rmsnorm_forward(theta.data() + o.g1(l), H, k.n1), k.attn);
-      H += ffn_forward(s_.ffn(), theta.data() + o.ffn(l, d, A), rmsnorm_forward(theta.data() + o.g2(l, d, A), H, k.n2), k.ffn);
-    }
-    q.Z = rmsnorm_forward(theta.data() + o.final_gain, H, q.final_norm);
-    logits_.middleCols(b * T, T) = W_out * q.Z;
+  blocks_.assign(std::size_t(s_.layers), Block{});
+  for (int l = 0; l < s_.layers; ++l) {
+    Block& k = blocks_[std::size_t(l)];
+    const Eigen::MatrixXd N1 = rmsnorm_forward(theta.data() + o.g1(l), H, k.n1);
+    k.attn.resize(std::size_t(B));
+    for (Eigen::Index b = 0; b < B; ++b)
+      H.middleCols(b * T, T) += attention_forward(s_.attention(), theta.data() + o.attn(l, d), N1.middleCols(b * T, T), k.attn[std::size_t(b)]);
+    H += ffn_forward(s_.ffn(), theta.data() + o.ffn(l, d, A), rmsnorm_forward(theta.data() + o.g2(l, d, A), H, k.n2), k.ffn);
   }
+  Z_ = rmsnorm_forward(theta.data() + o.final_gain, H, final_norm_);
+  logits_ = W_out * Z_;
   return logits_;
 }
 
 void DecoderModel::backward(const Eigen::VectorXd& theta, const Eigen::MatrixXd& dlogits, Eigen::VectorXd& grad) {
   const Layout o = layout(s_);
-  const Eigen::Index d = s_.d, A = s_.attention().parameter_count();
+  const Eigen::Index d = s_.d, A = s_.attention().parameter_count(), T = T_;
   const CMap W_out(theta.data() + o.W_out, s_.vocab, d);
   grad = Eigen::VectorXd::Zero(o.end);
   Map dE(grad.data() + o.E, d, s_.vocab), dP(grad.data() + o.P, d, s_.max_len), dW_out(grad.data() + o.W_out, s_.vocab, d);
-  for (std::size_t b = 0; b < seq_.size(); ++b) {
-    const Sequence& q = seq_[b];
-    const Eigen::Index T = Eigen::Index(q.tokens.size());
-    const auto dlog = dlogits.middleCols(Eigen::Index(b) * T, T);
-    dW_out += dlog * q.Z.transpose();
-    Eigen::MatrixXd dH = rmsnorm_backward(theta.data() + o.final_gain, q.final_norm, W_out.transpose() * dlog, grad.data() + o.final_gain);
-    for (int l = s_.layers - 1; l >= 0; --l) {
-      const Block& k = q.blocks[std::size_t(l)];
-      dH += rmsnorm_backward(theta.data() + o.g2(l, d, A), k.n2,
-                             ffn_backward(s_.ffn(), theta.data() + o.ffn(l, d, A), k.ffn, dH, grad.data() + o.ffn(l, d, A)), grad.data() + o.g2(l, d, A));
-      dH += rmsnorm_backward(theta.data() + o.g1(l), k.n1,
-                             attention_backward(s_.attention(), theta.data() + o.attn(l, d), k.attn, dH, grad.data() + o.attn(l, d)), grad.data() + o.g1(l));
-    }
-    for (Eigen::Index t = 0; t < T; ++t) dE.col(q.tokens[std::size_t(t)]) += dH.col(t), dP.col(t) += dH.col(t);
+  dW_out += dlogits * Z_.transpose();
+  Eigen::MatrixXd dH = rmsnorm_backward(theta.data() + o.final_gain, final_norm_, W_out.transpose() * dlogits, grad.data() + o.final_gain);
+  for (int l = s_.layers - 1; l >= 0; --l) {
+    const Block& k = blocks_[std::size_t(l)];
+    dH += rmsnorm_backward(theta.data() + o.g2(l, d, A), k.n2, ffn_backward(s_.ffn(), theta.data() + o.ffn(l, d, A), k.ffn, dH, grad.data() + o.ffn(l, d, A)),
+                           grad.data() + o.g2(l, d, A));
+    Eigen::MatrixXd dN1(d, dH.cols());
+    for (Eigen::Index b = 0; b < B_; ++b)
+      dN1.middleCols(b * T, T) = attention_backward(s_.attention(), theta.data() + o.attn(l, d), k.attn[std::size_t(b)], dH.middleCols(b * T, T),
+                                                    grad.data() + o.attn(l, d));
+    dH += rmsnorm_backward(theta.data() + o.g1(l), k.n1, dN1, grad.data() + o.g1(l));
   }
+  for (Eigen::Index j = 0; j < dH.cols(); ++j) dE.col(tokens_[std::size_t(j)]) += dH.col(j), dP.col(j % T) += dH.col(j);
 }
 
 std::vector<std::vector<int>> DecoderModel::expert_load() const {
-  std::vector<std::vector<int>> load(std::size_t(s_.layers), std::vector<int>(std::size_t(s_.experts), 0));
-  for (const Sequence& q : seq_)
-    for (std::size_t l = 0; l < q.blocks.size(); ++l)
-      for (std::size_t k = 0; k < q.blocks[l].ffn.load.size(); ++k) load[l][k] += q.blocks[l].ffn.load[k];
+  std::vector<std::vector<int>> load;
+  for (const Block& k : blocks_) load.push_back(k.ffn.load);
   return load;
 }
 

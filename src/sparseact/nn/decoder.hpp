@@ -34,7 +34,9 @@ struct DecoderShape {
 Eigen::VectorXd init_decoder(const DecoderShape& s, std::uint64_t seed, std::uint64_t stream);
 
 /// The decoder as an nn/train Model. Inputs: T × B token ids (as doubles), one sequence per column; output: the
-/// logits V × (T·B), sequence after sequence. Deterministic; sequences run one after another.
+/// logits V × (T·B), sequence after sequence. Every per-token layer (norms, FFN or MoE, unembedding) runs on all
+/// T·B tokens at once, so each expert sees its tokens from the whole batch in one product; attention runs per
+/// sequence. Deterministic.
 class DecoderModel {
  public:
   explicit DecoderModel(DecoderShape s);
@@ -47,17 +49,15 @@ class DecoderModel {
  private:
   struct Block {
     RmsNormCache n1, n2;
-    AttentionCache attn;
+    std::vector<AttentionCache> attn;  ///< per sequence
     FfnCache ffn;
   };
-  struct Sequence {
-    std::vector<int> tokens;
-    std::vector<Block> blocks;
-    RmsNormCache final_norm;
-    Eigen::MatrixXd Z;  ///< RMSNorm_g(H^L)
-  };
   DecoderShape s_;
-  std::vector<Sequence> seq_;
+  Eigen::Index T_ = 0, B_ = 0;
+  std::vector<int> tokens_;  ///< T·B, sequence after sequence
+  std::vector<Block> blocks_;
+  RmsNormCache final_norm_;
+  Eigen::MatrixXd Z_;  ///< RMSNorm_g(H^L), d × T·B
   Eigen::MatrixXd logits_;
 };
 
