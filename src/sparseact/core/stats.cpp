@@ -347,6 +347,16 @@ Interval LinearFit::slope_interval(double alpha) const {
   return {slope - hw, slope + hw};
 }
 
+Interval LinearFit::prediction_interval(double x0, double alpha) const {
+  require_alpha(alpha, "LinearFit::prediction_interval");
+  if (!(n > 2 && sxx > 0 && std::isfinite(dof)))
+    throw std::invalid_argument("LinearFit::prediction_interval: needs a linear_fit of more than 2 points");
+  const double q = boost::math::quantile(boost::math::complement(boost::math::students_t_distribution<double>(dof), alpha / 2));
+  const double y0 = intercept + slope * x0;
+  const double hw = q * residual_sd * std::sqrt(1 + 1 / double(n) + (x0 - x_mean) * (x0 - x_mean) / sxx);
+  return {y0 - hw, y0 + hw};
+}
+
 namespace {
 
 LinearFit least_squares(const std::vector<double>& x, const std::vector<double>& y, const char* what) {
@@ -367,6 +377,7 @@ LinearFit least_squares(const std::vector<double>& x, const std::vector<double>&
   f.dof = nn - 2;
   f.slope = sxy / sxx;
   f.intercept = my - f.slope * mx;
+  f.x_mean = mx, f.sxx = sxx;
   // R² = s_xy²/(s_xx s_yy); 0 when y is constant, as scipy's linregress.
   f.r_squared = syy > 0 ? std::min(1.0, sxy / sxx * (sxy / syy)) : 0.0;
   if (n > 2) {
@@ -377,6 +388,7 @@ LinearFit least_squares(const std::vector<double>& x, const std::vector<double>&
       rss += r * r;
     }
     const double s2 = rss / (nn - 2);
+    f.residual_sd = std::sqrt(s2);
     f.slope_se = std::sqrt(s2 / sxx);
     f.intercept_se = std::sqrt(s2 * (1 / nn + mx * mx / sxx));
   }

@@ -156,6 +156,12 @@ struct LinearFit {
   /// Two-sided (1 − α) interval of the slope, Student-t with `dof` degrees of freedom (normal for
   /// dof = ∞); the point itself for dof = 0.
   Interval slope_interval(double alpha = 0.05) const;
+  double x_mean = 0.0, sxx = 0.0;  ///< x̄ and Σ(x − x̄)² (linear_fit)
+  double residual_sd = 0.0;        ///< σ̂ = √(RSS/dof) (linear_fit, n > 2)
+  /// linear_fit only: the two-sided (1 − α) prediction interval of a new observation at x0,
+  ///   ŷ(x0) ± t_{dof, 1−α/2} σ̂ √(1 + 1/n + (x0 − x̄)²/s_xx)
+  /// (R's predict(lm, interval = "prediction")). Needs n > 2.
+  Interval prediction_interval(double x0, double alpha = 0.05) const;
 };
 
 /// Needs n ≥ 2 points and x not all equal; throws std::invalid_argument otherwise.
