@@ -50,6 +50,7 @@ inline const AnalysisUnderTest kAnalyses[] = {
     {"comet_utilization", "--scale quick --nets 3 --images 300", true},
     {"comet_overlap", "--scale quick --pairs 20 --nets 2 --depth 3 --width 64 --pk 0.1,0.5,1 --resamples 200", true},
     {"parrots_length2", "--scale quick --V-max-exhaustive 4 --V 16,64 --graphs 100 --n-max 4 --instances 100 --n 16", false},
+    {"parrots_phonebook", "--scale quick --dense-widths 8,12,16 --moe-widths 8 --experts 4 --sizes 4,8 --epochs 5 --queries 8", false},
     {"parrots_memorize", "--scale quick --n 128,256,512 --draws 2 --max-points 128 --dense-max-n 256", false},
 };
 

@@ -107,6 +107,9 @@ const OwnCase kOwnBadInput[] = {
     {"parrots_length2", "--V 16,2"},  // |V| < 3: no s, d and a vertex between
     {"parrots_length2", "--bits-max 0"},
     {"parrots_length2", "--n 0"},
+    {"parrots_phonebook", "--lr 0"},
+    {"parrots_phonebook", "--batch 1"},
+    {"parrots_phonebook", "--heads 3"},  // 3 heads do not divide the widths 8, 12, 16
     {"parrots_memorize", "--K 1,3"},  // K must be a power of 2 (App. D.2, L671)
     {"parrots_memorize", "--m 2"},    // K = 4 routes on log₂K = 2 coordinates: the experts would see none
     {"parrots_memorize", "--c 0"},

@@ -34,4 +34,17 @@ nn::Dataset phonebook_dataset(const std::vector<Entry>& book);
 double phonebook_recall(const nn::DecoderShape& s, const Eigen::VectorXd& theta, const std::vector<Entry>& book, long queries,
                         std::uint64_t seed, std::uint64_t stream);
 
+struct PhonebookTraining {
+  int epochs = 100;     ///< passes over the book
+  int batch = 16;       ///< §4.1 picks the largest of {8, 16, 32}
+  double lr = 5e-3;     ///< peak AdamW rate (weight decay 0.1), 20% warmup then linear decay (§4.1)
+  long queries = 1000;  ///< §4.1: 1000 queries from the book
+};
+struct PhonebookRun {
+  double recall = 0, final_loss = 0;
+};
+/// Trains a fresh decoder of shape `s` (init from (seed, stream)) on a book of `size` entries (drawn from (seed,
+/// stream)) and measures exact recall.
+PhonebookRun train_phonebook(const nn::DecoderShape& s, long size, const PhonebookTraining& t, std::uint64_t seed, std::uint64_t stream);
+
 }  // namespace sparseact::parrots
