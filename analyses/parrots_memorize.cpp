@@ -23,6 +23,54 @@ using namespace sparseact;
 using namespace sparseact::app;
 using namespace sparseact::parrots;
 
+namespace {
+
+/// What the run did, in the paper's terms (recorded as data.setting).
+json setting(int N, int m, double c, const std::vector<int>& ns, const std::vector<int>& Ks, int draws, double delta, long max_points, long dense_max_n) {
+  return {
+      {"task", fmt::format("n sequences X ∈ R^(N×m), N = {}, m = {}, entries i.i.d. N(0, c = {}), labels uniform ±1 (L130)", N, m, c)},
+      {"attention", fmt::format("averaging (L720; Theorem D.5's Q = K = 0, V = I): x̄ = mean of the N rows ~ N(0, c/N = {} I_m); not counted in parameters", c / N)},
+      {"router", "Lemma D.6: expert = binary number of [x̄_b > 0], b = 1 … log₂K, first coordinate most significant; router parameters K·m (L740), 0 for K = 1"},
+      {"experts", "h(x) = Σ_j a_j ReLU(⟨w_j, x⟩), no bias (Daniely's h_{W,a}, L712/L738), on the last m − log₂K coordinates (L724); w_j ~ N(0, I) drawn "
+                  "unit after unit (nested in q); a from the LP y_i h(x_i) ≥ 1 (GLPK), every yes verified in cpp_rational; shared width q = max_j q*_j"},
+      {"minimal_width", "bisection on q ≤ n_e + 32 from Cover's median ⌈n_e/2⌉, galloping by √n_e/2; monotone because the draws are nested"},
+      {"parameters", "expert q(m − log₂K + 1), router Km, active = router + expert, total = router + K·expert; dense = q(m + 1)"},
+      {"n", ns}, {"K", Ks}, {"draws", draws}, {"delta", delta},
+      {"lp_limits", fmt::format("LPs run where n/K ≤ {} (K ≥ 2) and n ≤ {} (dense); larger cells record loads only (GLPK's simplex on an "
+                                "n_e × n_e/2 LP: ~1 s at n_e = 512, ~10 s at 1024, ~150 s at 2048)", max_points, dense_max_n)},
+      {"scales", "quick: n ≤ 2048, LPs where n/K ≤ 256 and dense n ≤ 512; paper (default): n ≤ 8192, n/K ≤ 512, dense n ≤ 1024"},
+      {"figures", "mean over draws of the solved cells; dashed: K = √(n/m) where that is a power of 2"},
+      {"d6_level", "5% family-wise over the K ≥ 2 tested (Bonferroni)"},
+      {"thm35_regime", "expert fit: n ≥ K² ln(K/δ)/2 (Corollary D.9); √ rule: K = √(n/m) exactly"},
+      {"streams", "data from (seed, n, draw), shared by every K; expert j's first layer from (seed, n, draw, K, j)"}};
+}
+
+/// Minimal active (or total) parameters against n, one series per K, and the K = √(n/m) rule dashed (mean over draws).
+plot::Figure parameters_figure(bool is_active, int m, const std::vector<int>& ns, const std::vector<int>& Ks,
+                               const std::map<std::pair<int, int>, std::vector<CellParameters>>& solved) {
+  const char* what = is_active ? "active" : "total";
+  const auto mean = [&](int K, int n) {
+    double sum = 0;
+    for (const CellParameters& p : solved.at({K, n})) sum += double(is_active ? p.built.active : p.built.total);
+    return sum / double(solved.at({K, n}).size());
+  };
+  plot::Figure fig{.name = fmt::format("parrots_memorize_{}", what), .title = fmt::format("Minimal {} parameters to memorize n sequences (m = {})", what, m),
+                   .xlabel = "n", .ylabel = fmt::format("{} parameters", what), .logx = true, .logy = true, .legend = "top left"};
+  for (int K : Ks) {
+    plot::Series s{.label = K == 1 ? "dense" : fmt::format("K = {}", K), .style = plot::Style::linespoints};
+    for (int n : ns)
+      if (solved.count({K, n})) s.x.push_back(n), s.y.push_back(mean(K, n));
+    if (!s.x.empty()) fig.series.push_back(std::move(s));
+  }
+  plot::Series root{.label = "K = √(n/m)", .style = plot::Style::lines, .color = "gray40", .dashed = true};
+  for (int n : ns)
+    if (const int K = sqrt_rule_experts(n, m); K >= 2 && solved.count({K, n})) root.x.push_back(n), root.y.push_back(mean(K, n));
+  if (root.x.size() >= 2) fig.series.push_back(std::move(root));
+  return fig;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   Analysis analysis({.name = "parrots_memorize", .paper = "004", .claims = {"Lemma D.6", "Lemma D.7", "Lemma D.8", "Theorem 3.5", "Theorem 3.6", "Lemma D.13"},
                      .description = "Memorizing n Gaussian sequences: Lemma D.6's router, expert loads (Lemma D.7), minimal expert widths by exact "
@@ -204,44 +252,12 @@ int main(int argc, char** argv) {
               Relation::less, sep, "n values");
 
     // --- Outputs ----------------------------------------------------------------------------------------------------
-    for (const bool is_active : {true, false}) {
-      const char* what = is_active ? "active" : "total";
-      plot::Figure fig{.name = fmt::format("parrots_memorize_{}", what), .title = fmt::format("Minimal {} parameters to memorize n sequences (m = {})", what, m),
-                       .xlabel = "n", .ylabel = fmt::format("{} parameters", what), .logx = true, .logy = true, .legend = "top left"};
-      for (int K : Ks) {
-        plot::Series s{.label = K == 1 ? "dense" : fmt::format("K = {}", K), .style = plot::Style::linespoints};
-        for (int n : ns)
-          if (solved.count({K, n}))
-            s.x.push_back(n), s.y.push_back(mean_of(solved[{K, n}], [&](const auto& p) { return double(is_active ? p.built.active : p.built.total); }));
-        if (!s.x.empty()) fig.series.push_back(std::move(s));
-      }
-      plot::Series root{.label = "K = √(n/m)", .style = plot::Style::lines, .color = "gray40", .dashed = true};
-      for (int n : ns)
-        if (const int K = sqrt_rule_experts(n, m); K >= 2 && solved.count({K, n}))
-          root.x.push_back(n), root.y.push_back(mean_of(solved[{K, n}], [&](const auto& p) { return double(is_active ? p.built.active : p.built.total); }));
-      if (root.x.size() >= 2) fig.series.push_back(std::move(root));
-      a.add_figure(std::move(fig));
-    }
+    for (const bool is_active : {true, false}) a.add_figure(parameters_figure(is_active, m, ns, Ks, solved));
     a.add_table(std::move(cells));
     a.add_table(std::move(experts));
     r.data["dense_vs_cover"] = cover;
     r.data["lps"] = lps;
     r.data["unverified_lp_answers"] = unverified;
-    r.data["setting"] = {
-        {"task", fmt::format("n sequences X ∈ R^(N×m), N = {}, m = {}, entries i.i.d. N(0, c = {}), labels uniform ±1 (L130)", N, m, c)},
-        {"attention", fmt::format("averaging (L720; Theorem D.5's Q = K = 0, V = I): x̄ = mean of the N rows ~ N(0, c/N = {} I_m); not counted in parameters", c / N)},
-        {"router", "Lemma D.6: expert = binary number of [x̄_b > 0], b = 1 … log₂K, first coordinate most significant; router parameters K·m (L740), 0 for K = 1"},
-        {"experts", "h(x) = Σ_j a_j ReLU(⟨w_j, x⟩), no bias (Daniely's h_{W,a}, L712/L738), on the last m − log₂K coordinates (L724); w_j ~ N(0, I) drawn "
-                    "unit after unit (nested in q); a from the LP y_i h(x_i) ≥ 1 (GLPK), every yes verified in cpp_rational; shared width q = max_j q*_j"},
-        {"minimal_width", "bisection on q ≤ n_e + 32 from Cover's median ⌈n_e/2⌉, galloping by √n_e/2; monotone because the draws are nested"},
-        {"parameters", "expert q(m − log₂K + 1), router Km, active = router + expert, total = router + K·expert; dense = q(m + 1)"},
-        {"n", ns}, {"K", Ks}, {"draws", draws}, {"delta", delta},
-        {"lp_limits", fmt::format("LPs run where n/K ≤ {} (K ≥ 2) and n ≤ {} (dense); larger cells record loads only (GLPK's simplex on an "
-                                  "n_e × n_e/2 LP: ~1 s at n_e = 512, ~10 s at 1024, ~150 s at 2048)", max_points, dense_max_n)},
-        {"scales", "quick: n ≤ 2048, LPs where n/K ≤ 256 and dense n ≤ 512; paper (default): n ≤ 8192, n/K ≤ 512, dense n ≤ 1024"},
-        {"figures", "mean over draws of the solved cells; dashed: K = √(n/m) where that is a power of 2"},
-        {"d6_level", "5% family-wise over the K ≥ 2 tested (Bonferroni)"},
-        {"thm35_regime", "expert fit: n ≥ K² ln(K/δ)/2 (Corollary D.9); √ rule: K = √(n/m) exactly"},
-        {"streams", "data from (seed, n, draw), shared by every K; expert j's first layer from (seed, n, draw, K, j)"}};
+    r.data["setting"] = setting(N, m, c, ns, Ks, draws, delta, max_points, dense_max_n);
   });
 }
