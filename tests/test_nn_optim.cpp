@@ -3,6 +3,8 @@
 // a convex quadratic to its known minimiser, hooks, and schedules against their closed forms.
 #include <catch2/catch.hpp>
 
+#include "python_ref.hpp"
+
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -45,31 +47,6 @@ Eigen::VectorXd grad_at(int t, const Eigen::VectorXd& theta) {
   return g;
 }
 
-bool python_has_torch() { return std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") == 0; }
-
-// Runs a python script, returns its stdout as numbers.
-std::vector<double> run_python_numbers(const std::string& script) {
-  const fs::path dir = fs::temp_directory_path() / ("sparseact_optim_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  {
-    std::ofstream f(dir / "ref.py");
-    f << script;
-  }
-  const std::string cmd = "/usr/bin/python3 '" + (dir / "ref.py").string() + "' 2>&1";
-  std::string out;
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, pipe)) out += buf;
-  const int status = ::pclose(pipe);
-  fs::remove_all(dir);
-  INFO("python output: " << out);
-  REQUIRE(status == 0);
-  std::istringstream in(out);
-  std::vector<double> v;
-  for (double x; in >> x;) v.push_back(x);
-  return v;
-}
 
 }  // namespace
 
@@ -261,7 +238,7 @@ run(lambda ps: torch.optim.RMSprop(groups(ps, 0.05), lr=0.1, alpha=0.9, eps=1e-7
 run(lambda ps: torch.optim.RMSprop(ps, lr=0.1, alpha=0.95, centered=True))
 run(lambda ps: torch.optim.RMSprop(groups(ps, 0.3), lr=0.1, alpha=0.8, eps=1e-6, momentum=0.5, centered=True))
 )";
-  const std::vector<double> ref = run_python_numbers(script);
+  const std::vector<double> ref = run_python_numbers(script, "optim");
   REQUIRE(ref.size() == 30);
   const nn::LrSchedule schedule = nn::cosine_schedule(0.1, 2, 6, 0.01, 0.25);
   const Eigen::Vector3d mask(1, 0, 1);

@@ -5,6 +5,8 @@
 // when /usr/bin/python3 has torch.
 #include <catch2/catch.hpp>
 
+#include "python_ref.hpp"
+
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -61,26 +63,6 @@ void check_gradient(const PreluBnMlp& net, BnMode mode, const BnRunning& running
   }
 }
 
-bool python_has_torch() { return std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") == 0; }
-
-std::vector<double> run_python_numbers(const std::string& script) {
-  const fs::path dir = fs::temp_directory_path() / ("sparseact_prelu_bn_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  std::ofstream(dir / "ref.py") << script;
-  std::string out;
-  FILE* pipe = ::popen(("/usr/bin/python3 '" + (dir / "ref.py").string() + "' 2>&1").c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, pipe)) out += buf;
-  const int status = ::pclose(pipe);
-  fs::remove_all(dir);
-  INFO("python output: " << out);
-  REQUIRE(status == 0);
-  std::istringstream in(out);
-  std::vector<double> v;
-  for (double x; in >> x;) v.push_back(x);
-  return v;
-}
 
 /// A Python list of a matrix's entries in column-major order.
 std::string py_list(const Eigen::MatrixXd& M) {
@@ -224,7 +206,7 @@ nums += net(X2.t()).reshape(-1).tolist()
 print(' '.join(repr(v) for v in nums))
 )",
                                            shared ? "True" : "False", py_list(theta), py_list(X), py_list(G), py_list(X2));
-    const std::vector<double> ref = run_python_numbers(script);
+    const std::vector<double> ref = run_python_numbers(script, "prelu_bn");
     REQUIRE(ref.size() == std::size_t(12 + theta.size() + 2 * (5 + 3) + 6));
     PreluBnModel model(net);
     const Eigen::MatrixXd out = model.forward(theta, X);
