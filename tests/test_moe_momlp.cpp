@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include <sparseact/core/errors.hpp>
 #include <sparseact/core/rng.hpp>
 #include <sparseact/moe/momlp.hpp>
 #include <sparseact/moe/voronoi.hpp>
@@ -80,4 +81,7 @@ TEST_CASE("Algorithm 2: cells follow eq. (5); experts fit their cells; determini
   const Momlp again = train_momlp(data, s, 7, 1);
   CHECK((predict(again, data.x) - F).cwiseAbs().maxCoeff() == 0.0);
   CHECK_THROWS(train_momlp(data, MomlpSettings{.K = 0}, 1, 1));
+  nn::Dataset unlabelled;
+  unlabelled.x = data.x;  // neither targets nor labels: refused, not read past an empty label list
+  CHECK_THROWS_AS(train_momlp(unlabelled, s, 1, 1), InputError);
 }

@@ -110,6 +110,13 @@ PreluNet deepen(const PreluNet& shallow, int added, double sigma, std::uint64_t 
 
 namespace {
 
+/// d_out: the targets' rows (regression) or 1 + the largest label (classification).
+int output_dim(const nn::Dataset& d) {
+  if (d.y.size() != 0) return int(d.y.rows());
+  if (d.labels.empty()) throw InputError("MoMLP: the training set has neither targets nor labels");
+  return 1 + *std::max_element(d.labels.begin(), d.labels.end());
+}
+
 nn::LossKind loss_of(const nn::Dataset& d) { return d.y.size() != 0 ? nn::LossKind::mse : nn::LossKind::cross_entropy; }
 
 /// Optimizer steps of `epochs` epochs over N points (the last short batch dropped).
@@ -149,7 +156,7 @@ Momlp train_momlp(const nn::Dataset& train, const MomlpSettings& s, std::uint64_
   if (s.K < 1 || s.width < 1 || s.hidden_layers < 1 || s.batch < 1 || s.epochs < 0 || s.stage1_epochs < 0 || !(s.lr > 0))
     throw InputError("MoMLP: need K, width, hidden layers, batch ≥ 1, epochs ≥ 0 and lr > 0");
   if (train.size() == 0) throw InputError("MoMLP: empty training set");
-  const int n = int(train.x.rows()), m = train.y.size() != 0 ? int(train.y.rows()) : 1 + *std::max_element(train.labels.begin(), train.labels.end());
+  const int n = int(train.x.rows()), m = output_dim(train);
   // 1. Discovering prototypes, eq. (39).
   SoftPrototypeModel stage1(s.K, nn::PreluMlp{{n, s.width, m}, s.shared_gamma});
   Eigen::VectorXd theta = stage1.init(train.x, seed, stream_id(stream, 1), s.gamma0);
@@ -195,7 +202,7 @@ Eigen::MatrixXd predict(const Momlp& m, const Eigen::MatrixXd& X) {
 PreluNet train_prelu_mlp(const nn::Dataset& train, int width, int hidden_layers, int epochs, int batch, double lr, double gamma0,
                          bool shared_gamma, std::uint64_t seed, std::uint64_t stream) {
   if (width < 1 || hidden_layers < 1 || batch < 1 || epochs < 0 || !(lr > 0)) throw InputError("PReLU MLP: need width, layers, batch ≥ 1, epochs ≥ 0, lr > 0");
-  const int n = int(train.x.rows()), m = train.y.size() != 0 ? int(train.y.rows()) : 1 + *std::max_element(train.labels.begin(), train.labels.end());
+  const int n = int(train.x.rows()), m = output_dim(train);
   PreluNet f;
   f.net.widths.assign(std::size_t(hidden_layers) + 2, width);
   f.net.widths.front() = n, f.net.widths.back() = m, f.net.shared_gamma = shared_gamma;
