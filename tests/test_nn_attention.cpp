@@ -5,6 +5,9 @@
 
 #include <cmath>
 #include <functional>
+#include <tuple>
+
+#include <omp.h>
 
 #include <sparseact/core/rng.hpp>
 #include <sparseact/nn/attention.hpp>
@@ -57,6 +60,48 @@ TEST_CASE("attention: gradients in θ and X equal finite differences, for 1 and 
   const Eigen::VectorXd zeros = Eigen::VectorXd::Zero(64);
   AttentionCache unused;
   CHECK_THROWS(attention_forward({4, 3}, zeros.data(), Eigen::MatrixXd::Zero(4, 2), unused));  // 3 heads do not divide d = 4
+}
+
+TEST_CASE("attention over B sequences at once equals B single-sequence passes, for 1 and 2 threads", "[nn][attention]") {
+  // (d, H, T) small, and large enough (T·B·T·d ≥ 2¹⁸) for the per-sequence loop to run in parallel
+  for (const auto& [d, heads, T] : {std::tuple<int, int, Eigen::Index>{8, 2, 6}, {32, 4, 48}}) {
+    const AttentionShape s{d, heads};
+    const Eigen::Index B = 40;
+    const Eigen::VectorXd theta = gaussian(s.parameter_count(), 1, 9, 0.3).col(0);
+    const Eigen::MatrixXd X = gaussian(d, T * B, 10), G = gaussian(d, T * B, 11);
+    Eigen::MatrixXd Y_single(d, T * B), dX_single(d, T * B);
+    Eigen::VectorXd grad_single = Eigen::VectorXd::Zero(theta.size());
+    for (Eigen::Index b = 0; b < B; ++b) {
+      AttentionCache c;
+      Y_single.middleCols(b * T, T) = attention_forward(s, theta.data(), X.middleCols(b * T, T), c);
+      dX_single.middleCols(b * T, T) = attention_backward(s, theta.data(), c, G.middleCols(b * T, T), grad_single.data());
+    }
+    Eigen::MatrixXd Y1, dX1;
+    Eigen::VectorXd grad1;
+    for (int threads : {1, 2}) {
+      omp_set_num_threads(threads);
+      AttentionCache c;
+      const Eigen::MatrixXd Y = attention_forward(s, theta.data(), X, c, T);
+      Eigen::VectorXd grad = Eigen::VectorXd::Zero(theta.size());
+      const Eigen::MatrixXd dX = attention_backward(s, theta.data(), c, G, grad.data());
+      CAPTURE(d, threads);
+      // the projections now run over all tokens at once: the same sums, another blocking
+      CHECK((Y - Y_single).cwiseAbs().maxCoeff() <= 1e-13 * Y_single.cwiseAbs().maxCoeff());
+      CHECK((dX - dX_single).cwiseAbs().maxCoeff() <= 1e-13 * dX_single.cwiseAbs().maxCoeff());
+      CHECK((grad - grad_single).cwiseAbs().maxCoeff() <= 1e-12 * grad_single.cwiseAbs().maxCoeff());
+      if (threads == 1) {
+        Y1 = Y, dX1 = dX, grad1 = grad;
+      } else {  // bit-identical for any thread count
+        CHECK(Y == Y1);
+        CHECK(dX == dX1);
+        CHECK(grad == grad1);
+      }
+    }
+  }
+  omp_set_num_threads(omp_get_num_procs());
+  const Eigen::VectorXd zeros = Eigen::VectorXd::Zero(256);
+  AttentionCache unused;
+  CHECK_THROWS(attention_forward({8, 2}, zeros.data(), Eigen::MatrixXd::Zero(8, 10), unused, 4));  // 4 tokens per sequence do not divide 10
 }
 
 TEST_CASE("attention is causal, and with Q = K = 0 averages the values so far (paper 004, App. D.1.2)", "[nn][attention]") {

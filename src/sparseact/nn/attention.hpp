@@ -24,13 +24,19 @@ struct AttentionShape {
 };
 
 struct AttentionCache {
-  Eigen::MatrixXd X, Q, K, V, O;
-  std::vector<Eigen::MatrixXd> P;  ///< per head, T × T (row i: query i's weights)
+  Eigen::Index T = 0;              ///< tokens per sequence
+  Eigen::MatrixXd X, Q, K, V, O;   ///< d × T·B
+  std::vector<Eigen::MatrixXd> P;  ///< per sequence b and head h at b·H + h, T × T (row i: query i's weights)
 };
 
-/// Y = attention(X) with θ the layer's 4d² parameters (W_q, W_k, W_v, W_o). Throws std::invalid_argument when H ∤ d.
-Eigen::MatrixXd attention_forward(const AttentionShape& s, const double* theta, const Eigen::MatrixXd& X, AttentionCache& cache);
-/// Adds ∂L/∂θ to grad (4d² entries) and returns ∂L/∂X, given dY = ∂L/∂Y.
+/// Y = attention(X) with θ the layer's 4d² parameters (W_q, W_k, W_v, W_o), on B sequences of T tokens stored one
+/// after another in the columns of X (T = 0: one sequence, T = X.cols()). Tokens attend within their own sequence
+/// only. The projections W_q X, W_k X, W_v X and W_o O are one product each over all T·B tokens; the T × T scores
+/// run per sequence, in parallel (each sequence's numbers do not depend on the thread count). Throws
+/// std::invalid_argument when H ∤ d or T ∤ X.cols().
+Eigen::MatrixXd attention_forward(const AttentionShape& s, const double* theta, const Eigen::MatrixXd& X, AttentionCache& cache,
+                                  Eigen::Index T = 0);
+/// Adds ∂L/∂θ to grad (4d² entries) and returns ∂L/∂X, given dY = ∂L/∂Y (d × T·B).
 Eigen::MatrixXd attention_backward(const AttentionShape& s, const double* theta, const AttentionCache& cache, const Eigen::MatrixXd& dY,
                                    double* grad);
 

@@ -1,9 +1,12 @@
 #include <sparseact/nn/decoder.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
 #include <sparseact/core/rng.hpp>
+#include <sparseact/nn/optim.hpp>
+#include <sparseact/nn/train.hpp>
 
 namespace sparseact::nn {
 
@@ -78,9 +81,7 @@ const Eigen::MatrixXd& DecoderModel::forward(const Eigen::VectorXd& theta, const
   for (int l = 0; l < s_.layers; ++l) {
     Block& k = blocks_[std::size_t(l)];
     const Eigen::MatrixXd N1 = rmsnorm_forward(theta.data() + o.g1(l), H, k.n1);
-    k.attn.resize(std::size_t(B));
-    for (Eigen::Index b = 0; b < B; ++b)
-      H.middleCols(b * T, T) += attention_forward(s_.attention(), theta.data() + o.attn(l, d), N1.middleCols(b * T, T), k.attn[std::size_t(b)]);
+    H += attention_forward(s_.attention(), theta.data() + o.attn(l, d), N1, k.attn, T);
     H += ffn_forward(s_.ffn(), theta.data() + o.ffn(l, d, A), rmsnorm_forward(theta.data() + o.g2(l, d, A), H, k.n2), k.ffn);
   }
   Z_ = rmsnorm_forward(theta.data() + o.final_gain, H, final_norm_);
@@ -100,10 +101,7 @@ void DecoderModel::backward(const Eigen::VectorXd& theta, const Eigen::MatrixXd&
     const Block& k = blocks_[std::size_t(l)];
     dH += rmsnorm_backward(theta.data() + o.g2(l, d, A), k.n2, ffn_backward(s_.ffn(), theta.data() + o.ffn(l, d, A), k.ffn, dH, grad.data() + o.ffn(l, d, A)),
                            grad.data() + o.g2(l, d, A));
-    Eigen::MatrixXd dN1(d, dH.cols());
-    for (Eigen::Index b = 0; b < B_; ++b)
-      dN1.middleCols(b * T, T) = attention_backward(s_.attention(), theta.data() + o.attn(l, d), k.attn[std::size_t(b)], dH.middleCols(b * T, T),
-                                                    grad.data() + o.attn(l, d));
+    const Eigen::MatrixXd dN1 = attention_backward(s_.attention(), theta.data() + o.attn(l, d), k.attn, dH, grad.data() + o.attn(l, d));
     dH += rmsnorm_backward(theta.data() + o.g1(l), k.n1, dN1, grad.data() + o.g1(l));
   }
   for (Eigen::Index j = 0; j < dH.cols(); ++j) dE.col(tokens_[std::size_t(j)]) += dH.col(j), dP.col(j % T) += dH.col(j);
@@ -129,6 +127,17 @@ std::vector<int> greedy_decode(const DecoderShape& s, const Eigen::VectorXd& the
     if (int(next) == stop) break;
   }
   return added;
+}
+
+double train_decoder(const DecoderShape& s, Eigen::VectorXd& theta, const Dataset& data, const DecoderTraining& t, std::uint64_t seed,
+                     std::uint64_t batch_stream) {
+  DecoderModel model(s);
+  AdamW adam;
+  adam.lr = t.lr, adam.weight_decay = 0.1;
+  const Eigen::Index batch = std::min<Eigen::Index>(t.batch, data.size());
+  BatchStream batches(data, batch, seed, batch_stream);
+  const long steps = std::max<long>(2, long(t.epochs) * (data.size() / batch));
+  return train(model, theta, adam, linear_decay_schedule(t.lr, steps / 5, steps), batches, {.steps = steps, .loss = LossKind::token_cross_entropy});
 }
 
 }  // namespace sparseact::nn

@@ -15,6 +15,7 @@
 #include <Eigen/Core>
 
 #include <sparseact/nn/attention.hpp>
+#include <sparseact/nn/data.hpp>
 #include <sparseact/nn/moe_ffn.hpp>
 
 namespace sparseact::nn {
@@ -35,8 +36,8 @@ Eigen::VectorXd init_decoder(const DecoderShape& s, std::uint64_t seed, std::uin
 
 /// The decoder as an nn/train Model. Inputs: T × B token ids (as doubles), one sequence per column; output: the
 /// logits V × (T·B), sequence after sequence. Every per-token layer (norms, FFN or MoE, unembedding) runs on all
-/// T·B tokens at once, so each expert sees its tokens from the whole batch in one product; attention runs per
-/// sequence. Deterministic.
+/// T·B tokens at once, so each expert sees its tokens from the whole batch in one product; attention's projections
+/// too, its T × T scores per sequence (in parallel). Deterministic, the same numbers for any thread count.
 class DecoderModel {
  public:
   explicit DecoderModel(DecoderShape s);
@@ -49,7 +50,7 @@ class DecoderModel {
  private:
   struct Block {
     RmsNormCache n1, n2;
-    std::vector<AttentionCache> attn;  ///< per sequence
+    AttentionCache attn;  ///< all B sequences
     FfnCache ffn;
   };
   DecoderShape s_;
@@ -60,6 +61,18 @@ class DecoderModel {
   Eigen::MatrixXd Z_;  ///< RMSNorm_g(H^L), d × T·B
   Eigen::MatrixXd logits_;
 };
+
+/// Paper 004 §4.1's training recipe: AdamW (weight decay 0.1) at peak rate `lr`, warmup over the first 20% of the
+/// steps then linear decay to 0, next-token cross-entropy with the dataset's −1 targets masked, `epochs` passes of
+/// ⌊N/batch⌋ steps (at least 2 steps), batches from BatchStream(seed, batch_stream).
+struct DecoderTraining {
+  int epochs = 10;
+  int batch = 16;
+  double lr = 1e-3;
+};
+/// Trains θ (initialised by the caller) in place; returns the last step's loss.
+double train_decoder(const DecoderShape& s, Eigen::VectorXd& theta, const Dataset& data, const DecoderTraining& t, std::uint64_t seed,
+                     std::uint64_t batch_stream);
 
 /// Greedy decoding: appends argmax tokens (ties to the lowest id) to `prompt` until `stop` is produced, `max_new`
 /// tokens were added, or max_len is reached; returns the added tokens (`stop` included when produced).

@@ -7,7 +7,6 @@
 
 #include <sparseact/core/errors.hpp>
 #include <sparseact/core/rng.hpp>
-#include <sparseact/nn/train.hpp>
 
 namespace sparseact::parrots {
 
@@ -96,16 +95,9 @@ double phonebook_recall(const nn::DecoderShape& s, const Eigen::VectorXd& theta,
 PhonebookRun train_phonebook(const nn::DecoderShape& s, long size, const PhonebookTraining& t, std::uint64_t seed, std::uint64_t stream) {
   const std::vector<Entry> book = make_phonebook(size, seed, stream_id(stream, 0));
   const nn::Dataset data = phonebook_dataset(book);
-  nn::DecoderModel model(s);
   Eigen::VectorXd theta = nn::init_decoder(s, seed, stream_id(stream, 1));
-  nn::AdamW adam;
-  adam.lr = t.lr, adam.weight_decay = 0.1;
-  const Eigen::Index batch = std::min<Eigen::Index>(t.batch, data.size());
-  nn::BatchStream batches(data, batch, seed, stream_id(stream, 2));
-  const long steps = std::max<long>(2, long(t.epochs) * (data.size() / batch));
   PhonebookRun r;
-  r.final_loss = nn::train(model, theta, adam, nn::linear_decay_schedule(t.lr, steps / 5, steps), batches,
-                           {.steps = steps, .loss = nn::LossKind::token_cross_entropy});
+  r.final_loss = nn::train_decoder(s, theta, data, {.epochs = t.epochs, .batch = t.batch, .lr = t.lr}, seed, stream_id(stream, 2));
   r.recall = phonebook_recall(s, theta, book, t.queries, seed, stream_id(stream, 3));
   return r;
 }
