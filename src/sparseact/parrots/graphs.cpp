@@ -17,6 +17,53 @@ void require_length2_instance(const Graph& g) {
   if (g.n < 3) throw std::invalid_argument("the length-2 path problem needs |V| ≥ 3 (s ≠ d and a vertex between them)");
 }
 
+void require_vertex(const Digraph& g, int v) {
+  if (v < 0 || v >= g.n) throw std::invalid_argument("vertex " + std::to_string(v) + " outside 0 … " + std::to_string(g.n - 1));
+}
+
+/// BFS over adjacency lists (undirected neighbours or directed out-lists).
+std::vector<int> bfs_over(const std::vector<std::vector<int>>& adj, int source_vertex) {
+  std::vector<int> dist(adj.size(), -1);
+  std::vector<int> queue;
+  queue.reserve(adj.size());
+  dist[std::size_t(source_vertex)] = 0;
+  queue.push_back(source_vertex);
+  for (std::size_t head = 0; head < queue.size(); ++head) {
+    const int v = queue[head];
+    for (int w : adj[std::size_t(v)])
+      if (dist[std::size_t(w)] < 0) {
+        dist[std::size_t(w)] = dist[std::size_t(v)] + 1;
+        queue.push_back(w);
+      }
+  }
+  return dist;
+}
+
+/// Every shortest path from `from` to `to` given each vertex's distance to `to`: a shortest path steps from v to an
+/// out-neighbour w with dist_to(w) = dist_to(v) − 1 (the BFS DAG). Depth-first with sorted lists, so the paths come
+/// out in lexicographic order.
+std::vector<std::vector<int>> shortest_paths_over(const std::vector<std::vector<int>>& out, const std::vector<int>& dist_to, int from, int to,
+                                                  std::size_t max_paths) {
+  std::vector<std::vector<int>> paths;
+  if (dist_to[std::size_t(from)] < 0) return paths;
+  std::vector<int> path{from};
+  const auto extend = [&](const auto& self, int v) -> void {
+    if (v == to) {
+      if (paths.size() == max_paths) throw std::length_error("more than max_paths shortest paths");
+      paths.push_back(path);
+      return;
+    }
+    for (int w : out[std::size_t(v)])
+      if (dist_to[std::size_t(w)] == dist_to[std::size_t(v)] - 1) {
+        path.push_back(w);
+        self(self, w);
+        path.pop_back();
+      }
+  };
+  extend(extend, from);
+  return paths;
+}
+
 }  // namespace
 
 Graph empty_graph(int n) {
@@ -87,46 +134,13 @@ Graph graph_from_mask(int n, std::uint64_t mask) {
 
 std::vector<int> bfs_distances(const Graph& g, int source_vertex) {
   require_vertex(g, source_vertex);
-  std::vector<int> dist(std::size_t(g.n), -1);
-  std::vector<int> queue;
-  queue.reserve(std::size_t(g.n));
-  dist[std::size_t(source_vertex)] = 0;
-  queue.push_back(source_vertex);
-  for (std::size_t head = 0; head < queue.size(); ++head) {
-    const int v = queue[head];
-    for (int w : g.adj[std::size_t(v)])
-      if (dist[std::size_t(w)] < 0) {
-        dist[std::size_t(w)] = dist[std::size_t(v)] + 1;
-        queue.push_back(w);
-      }
-  }
-  return dist;
+  return bfs_over(g.adj, source_vertex);
 }
 
 std::vector<std::vector<int>> all_shortest_paths(const Graph& g, int from, int to, std::size_t max_paths) {
   require_vertex(g, from);
   require_vertex(g, to);
-  // Distances to `to`; a shortest path steps from v to a neighbour w with dist(w) = dist(v) − 1 (the BFS DAG).
-  const std::vector<int> dist = bfs_distances(g, to);
-  std::vector<std::vector<int>> paths;
-  if (dist[std::size_t(from)] < 0) return paths;
-  std::vector<int> path{from};
-  // Depth-first over the DAG; neighbours are sorted, so the paths come out in lexicographic order.
-  const auto extend = [&](const auto& self, int v) -> void {
-    if (v == to) {
-      if (paths.size() == max_paths) throw std::length_error("more than max_paths shortest paths");
-      paths.push_back(path);
-      return;
-    }
-    for (int w : g.adj[std::size_t(v)])
-      if (dist[std::size_t(w)] == dist[std::size_t(v)] - 1) {
-        path.push_back(w);
-        self(self, w);
-        path.pop_back();
-      }
-  };
-  extend(extend, from);
-  return paths;
+  return shortest_paths_over(g.adj, bfs_over(g.adj, to), from, to, max_paths);  // undirected: dist to `to` = dist from it
 }
 
 Graph erdos_renyi(int n, double p, Rng& rng) {
@@ -154,6 +168,69 @@ Graph erdos_renyi(int n, double p, Rng& rng) {
     if (v < n) add_edge(g, int(w), int(v));  // larger ends arrive in increasing order: O(1) appends
   }
   return g;
+}
+
+Digraph directed_erdos_renyi(int n, double p, Rng& rng) {
+  if (n < 1) throw std::invalid_argument("a graph needs at least one vertex");
+  if (!(p >= 0 && p <= 1)) throw std::invalid_argument("directed G(n, p) needs p ∈ [0, 1]");
+  Digraph g{n, std::vector<std::vector<int>>(std::size_t(n))};
+  for (int u = 0; u < n; ++u)
+    for (int v = 0; v < n; ++v)
+      if (v != u && rng.uniform() < p) g.out[std::size_t(u)].push_back(v);
+  return g;
+}
+
+std::size_t arc_count(const Digraph& g) {
+  std::size_t arcs = 0;
+  for (const auto& list : g.out) arcs += list.size();
+  return arcs;
+}
+
+bool has_arc(const Digraph& g, int u, int v) {
+  require_vertex(g, u);
+  require_vertex(g, v);
+  const std::vector<int>& list = g.out[std::size_t(u)];
+  return std::binary_search(list.begin(), list.end(), v);
+}
+
+std::vector<int> bfs_distances(const Digraph& g, int source_vertex) {
+  require_vertex(g, source_vertex);
+  return bfs_over(g.out, source_vertex);
+}
+
+namespace {
+
+/// Each vertex's distance to `to` along the arcs: BFS from `to` over the reversed arcs.
+std::vector<int> distances_to(const Digraph& g, int to) {
+  std::vector<std::vector<int>> in(std::size_t(g.n));  // sorted, since u ascends
+  for (int u = 0; u < g.n; ++u)
+    for (int v : g.out[std::size_t(u)]) in[std::size_t(v)].push_back(u);
+  return bfs_over(in, to);
+}
+
+}  // namespace
+
+std::vector<std::vector<int>> all_shortest_paths(const Digraph& g, int from, int to, std::size_t max_paths) {
+  require_vertex(g, from);
+  require_vertex(g, to);
+  return shortest_paths_over(g.out, distances_to(g, to), from, to, max_paths);
+}
+
+std::vector<int> first_shortest_path(const Digraph& g, int from, int to) {
+  require_vertex(g, from);
+  require_vertex(g, to);
+  const std::vector<int> dist = distances_to(g, to);
+  if (dist[std::size_t(from)] < 0) return {};
+  std::vector<int> path{from};
+  while (path.back() != to) {
+    const int v = path.back();
+    for (int w : g.out[std::size_t(v)])  // sorted: the first one closer is the smallest
+      if (dist[std::size_t(w)] == dist[std::size_t(v)] - 1) {
+        path.push_back(w);
+        break;
+      }
+  }
+  return path;
 }
 
 int source(const Graph& g) {

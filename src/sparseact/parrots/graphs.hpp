@@ -1,5 +1,5 @@
 #pragma once
-// Graphs for paper 004 ("Mixture of Parrots") §3.2 and App. D.1: simple undirected graphs on the vertices
+// Graphs for paper 004 ("Mixture of Parrots") §3.2, §4.1 and App. D.1: simple undirected graphs on the vertices
 // 0 … |V| − 1, BFS distances, all shortest paths, Erdős–Rényi G(n, p), the length-2 path problem of
 // Definition 3.1, set-disjointness (Definition D.1) and Lemma D.2's two reductions.
 //
@@ -54,6 +54,29 @@ std::vector<std::vector<int>> all_shortest_paths(const Graph& g, int from, int t
 /// Erdős–Rényi G(n, p): each of the C(n, 2) pairs is an edge independently with probability p ∈ [0, 1].
 /// Geometric skipping over the pairs (Batagelj & Brandes 2005), so the cost is O(n + |E|); one stream per graph.
 Graph erdos_renyi(int n, double p, Rng& rng);
+
+// --- Directed graphs (§4.1's shortest-path task: "All the graphs are directed") -------------------------------
+
+/// A simple directed graph on 0 … n − 1: out[v] holds the heads of v's arcs in increasing order, no loops.
+struct Digraph {
+  int n = 0;
+  std::vector<std::vector<int>> out;
+};
+
+/// Directed Erdős–Rényi: each of the n(n − 1) ordered pairs (u, v), u ≠ v, is an arc independently with probability
+/// p ∈ [0, 1], one uniform per pair in the order u = 0 … n − 1, v = 0 … n − 1 (so a draw at a larger p, from the same
+/// stream, holds every arc of one at a smaller p). Needs n ≥ 1.
+Digraph directed_erdos_renyi(int n, double p, Rng& rng);
+std::size_t arc_count(const Digraph& g);
+bool has_arc(const Digraph& g, int u, int v);
+/// BFS distances along the arcs from `source`, −1 where unreachable.
+std::vector<int> bfs_distances(const Digraph& g, int source);
+/// Every shortest directed path from `from` to `to`, in lexicographic order (the first is the canonical one); empty
+/// when unreachable. Throws std::length_error when there are more than max_paths.
+std::vector<std::vector<int>> all_shortest_paths(const Digraph& g, int from, int to, std::size_t max_paths = 100000);
+/// The lexicographically first shortest directed path (all_shortest_paths(…).front(), without enumerating the others):
+/// from `from`, step to the smallest out-neighbour one arc closer to `to`. Empty when unreachable.
+std::vector<int> first_shortest_path(const Digraph& g, int from, int to);
 
 // --- Definition 3.1: the length-2 path problem ----------------------------------------------------------------
 
