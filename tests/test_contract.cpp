@@ -113,6 +113,10 @@ const OwnCase kOwnBadInput[] = {
     {"parrots_memorize", "--K 1,3"},  // K must be a power of 2 (App. D.2, L671)
     {"parrots_memorize", "--m 2"},    // K = 4 routes on log₂K = 2 coordinates: the experts would see none
     {"parrots_memorize", "--c 0"},
+    {"parrots_shortest_path", "--vertices 2"},  // a query needs s ≠ t and a path between them: |V| ≥ 3
+    {"parrots_shortest_path", "--heads 3"},     // 3 heads do not divide the widths 8, 12, 16
+    {"parrots_shortest_path", "--lr 0"},
+    {"parrots_shortest_path", "--mean-length 0.5"},
 };
 
 const AnalysisUnderTest& find(const std::string& name) {
