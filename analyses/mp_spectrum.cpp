@@ -113,21 +113,47 @@ int main(int argc, char** argv) {
       return weights.empty() ? init_weights(n, d, parse_init(init_name), parse_distribution(dist_name), a.common.seed, static_cast<std::uint64_t>(t))
                              : loaded;
     };
-    // Theorem 6 reads the first matrix; an η item rebuilds it once per process (never sent).
-    std::once_flag first_once;
-    Eigen::MatrixXd K0;
+    // Theorem 6 reads the first matrix; a process builds it once, with its Gram matrix (lower
+    // triangle), that matrix's Cholesky factor and the ReLU block's readout V, whichever item asks
+    // first (none is ever sent): trial 0 and the two η items share one syrk, the η items one factor,
+    // and the Gaussian item draws V while the ReLU item forms its pre-activations.
+    std::once_flag first_once, gram_once, factor_once, readout_once;
+    Eigen::MatrixXd K0, G0, V0;
+    ColumnSpace P0;
     const auto first = [&]() -> const Eigen::MatrixXd& { std::call_once(first_once, [&] { K0 = draw(0); }); return K0; };
+    const auto readout = [&]() -> const Eigen::MatrixXd& {
+      std::call_once(readout_once, [&] { V0 = relu_readout(n, d, a.common.seed, stream_id(1000, 1)); });
+      return V0;
+    };
+    const auto first_gram = [&]() -> const Eigen::MatrixXd& { std::call_once(gram_once, [&] { G0 = small_gram_lower(first()); }); return G0; };
+    const auto first_factor = [&]() -> const ColumnSpace& {
+      std::call_once(factor_once, [&] { P0 = n > d ? column_space(n, d, first_gram()) : column_space(first()); });
+      return P0;
+    };
+    const auto spectrum_item = [&](std::size_t i) {
+      if (i > 0 || a.common.device != Device::cpu) return kkt_spectra({i == 0 ? first() : draw(static_cast<int>(i))}, a.common.device)[0];
+      // kkt_spectrum(first()) from the shared Gram matrix: the same syrk and eigensolver, the same bits.
+      return spectrum_from_gram(n, d, symmetric_eigenvalues(first_gram()));
+    };
+    first();  // every item reads K0: drawn here by all OpenMP threads (fill_random's bits do not depend on their number)
     const EtaSource eta_sources[] = {EtaSource::gaussian, EtaSource::relu_gradient};
     const std::vector<Record> records = a.sweep({
         .label = "spectra", .count = static_cast<std::size_t>(trials) + 2,
         .key = [&](std::size_t i) { return i < std::size_t(trials) ? fmt::format("trial={}", i) : fmt::format("eta={}", to_string(eta_sources[i - trials])); },
-        .cost = [&](std::size_t i) { return (i < std::size_t(trials) ? 1.0 : 1.0 + 2.0 * eta_samples / std::min(n, d)) * n * d * std::min(n, d); },
+        // In units of one syrk: an η item forms Kᵀη (Gaussian) or Kx, V·ReLU, Vᵀ(y − t) and Kᵀη (ReLU), and may form the shared factor.
+        .cost = [&](std::size_t i) {
+          const double products = i < std::size_t(trials) ? 0.0 : eta_sources[i - trials] == EtaSource::gaussian ? 2.0 : 8.0;
+          return (1.0 + products * eta_samples / std::min(n, d)) * n * d * std::min(n, d);
+        },
         .item = [&](std::size_t i) {
-          if (i < std::size_t(trials)) return spectrum_record(kkt_spectra({i == 0 ? first() : draw(static_cast<int>(i))}, a.common.device)[0]);
+          if (i < std::size_t(trials)) return spectrum_record(spectrum_item(i));
           const Eigen::MatrixXd& K = first();
-          if (kkt_spectrum(K).rank < std::min(n, d)) return Record().set("skipped", 1.0);  // P needs full-rank K
           const int source_id = static_cast<int>(i) - trials;
-          const ProjectionTerms t = projection_terms(K, sample_eta(K, eta_sources[source_id], eta_samples, a.common.seed, stream_id(1000, source_id)));
+          if (eta_sources[source_id] == EtaSource::gaussian) readout();
+          const Eigen::MatrixXd eta = sample_eta(K, eta_sources[source_id], eta_samples, a.common.seed, stream_id(1000, source_id), readout);
+          // P needs full-rank K: trial 0's spectrum decides (below); a failed factor only says so here.
+          if (!first_factor().full_rank) return Record().set("no_factor", 1.0);
+          const ProjectionTerms t = projection_terms(K, first_factor(), eta);
           return Record().set("quadratic", as_vector(t.quadratic)).set("projected", as_vector(t.projected)).set("norm2", as_vector(t.norm2));
         }});
     std::vector<Spectrum> spectra;
@@ -187,7 +213,8 @@ int main(int argc, char** argv) {
     int source_id = 0;
     for (EtaSource eta_source : {EtaSource::gaussian, EtaSource::relu_gradient}) {
       const Record& rec = records[static_cast<std::size_t>(trials + source_id)];
-      if (rec.has("skipped")) break;  // P needs full-rank K; the zero-fraction check reports it
+      if (spectra[0].rank < std::min(n, d)) break;  // P needs full-rank K; the zero-fraction check reports it
+      if (rec.has("no_factor")) throw std::runtime_error("projection_terms: KᵀK is not positive definite (K rank-deficient)");
       const ProjectionTerms terms{as_eigen(rec.arr("quadratic")), as_eigen(rec.arr("projected")), as_eigen(rec.arr("norm2"))};
       const Theorem6Summary s6 = theorem6_summary(terms, lmin, lmax);
       for (Eigen::Index j = 0; j < terms.quadratic.size(); ++j)

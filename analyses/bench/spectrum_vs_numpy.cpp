@@ -5,7 +5,9 @@
 // min(n,d)² matrix). The peer, spectrum_vs_numpy.py under Debian's /usr/bin/python3, times on the
 // same K (handed over as .npy):
 //   np.linalg.eigvalsh(K @ K.T)   the n×n matrix, what users write       target: ours ≥ 20× faster
-//   np.linalg.eigvalsh(K.T @ K)   the d×d matrix, the informed user      target: ours not slower
+//   np.linalg.eigvalsh(K.T @ K)   the d×d matrix, the informed user      target: ours ≥ 1.2× faster
+// (issue 15: numpy's K.T @ K is already a syrk, so the gain is the eigensolver's: the two-stage
+// tridiagonal reduction from m = two_stage_from on, and no mirror or finite pass over K).
 // with the matrix product inside the timing (it is part of what users write). Both sides run the
 // same OpenBLAS with the same number of threads. The eigenvalues must agree: the top min(n,d) of
 // numpy's n×n result and all of its d×d result against ours, max_i |λ_i − λ_i^numpy| / λ_max ≤ 1e-8.
@@ -39,7 +41,7 @@ namespace {
 
 constexpr double kAgreeTol = 1e-8;     // max |Δλ| / λ_max
 constexpr double kTargetKKt = 20.0;    // ours ≥ 20× faster than eigvalsh(K Kᵀ)
-constexpr double kTargetKtK = 1.0;     // ours not slower than eigvalsh(Kᵀ K)
+constexpr double kTargetKtK = 1.2;     // ours ≥ 1.2× faster than eigvalsh(Kᵀ K) (issue 15)
 
 struct Size {
   int n = 0, d = 0;
@@ -99,6 +101,12 @@ int main(int argc, char** argv) {
   return analysis.run(argc, argv, [&](Analysis& a) {
     auto& r = a.result;
     const std::vector<Size> sizes = parse_sizes(sizes_text);
+    const auto load_now = [] {
+      std::vector<double> load(3, -1.0);
+      getloadavg(load.data(), 3);
+      return load;
+    };
+    const std::vector<double> load_before = load_now();
     // The peer must be there before anything runs.
     if (run_capture({python, "-c", "import numpy"}, {}, true).first != 0)
       throw InputError(fmt::format("--python {}: cannot import numpy; install python3-numpy (apt-get install python3-numpy)", python));
@@ -218,12 +226,14 @@ int main(int argc, char** argv) {
                        ours_times, kkt_times, kTargetKKt);
       speedup_at_least(a, {.id = "speedup_ktk_" + label,
                            .claim = "benchmark target (Theorem 5: spectrum of K Kᵀ via the smaller Gram matrix)",
-                           .statement = "ours not slower than numpy eigvalsh(K.T @ K): t_numpy / t_ours ≥ 1",
+                           .statement = "ours ≥ 1.2× faster than numpy eigvalsh(K.T @ K): t_numpy / t_ours ≥ 1.2",
                            .note = fmt::format("K {}: ours {:.4g} s (median of {}), numpy {:.4g} s (median of {}; matrix product "
-                                               "included), {} BLAS threads each. Both run the same OpenBLAS Gram product and LAPACK "
-                                               "eigenvalue-only solver on the same d×d matrix, so this is a tie up to timing noise; "
-                                               "the ratio of best times is {:.3g}.",
-                                               label, ours_s, repeats, ktk_s, rep_ktk, threads, best(ktk_times) / best(ours_times))},
+                                               "included), {} BLAS threads each. Both form the Gram matrix with OpenBLAS's syrk; "
+                                               "ours then runs {} (numpy: dsyevd). The ratio of best times is {:.3g}; 1-minute load "
+                                               "average {:.2f} before the run, {:.2f} now.",
+                                               label, ours_s, repeats, ktk_s, rep_ktk, threads,
+                                               std::min(n, d) >= two_stage_from ? "dsyevd_2stage" : "dsyevd (as numpy)",
+                                               best(ktk_times) / best(ours_times), load_before[0], load_now()[0])},
                        ours_times, ktk_times, kTargetKtK);
       fmt::print(stderr, "spectrum_vs_numpy: {}: ours {:.4g} s, numpy eigvalsh(K Kᵀ) {:.4g} s ({:.1f}x), eigvalsh(Kᵀ K) {:.4g} s ({:.2f}x), "
                          "max rel err {:.2g}\n",
@@ -236,14 +246,13 @@ int main(int argc, char** argv) {
     r.data["peer"] = {{"python", python}, {"script", script.string()}, {"numpy", numpy_version},
                       {"kkt", "np.linalg.eigvalsh(K @ K.T)"}, {"ktk", "np.linalg.eigvalsh(K.T @ K)"},
                       {"env", peer_env}, {"timer", "time.perf_counter, matrix product included"}};
-    r.data["ours"] = {{"call", "sparseact::spectral::kkt_spectrum(K)"}, {"timer", "std::chrono::steady_clock"}};
+    r.data["ours"] = {{"call", "sparseact::spectral::kkt_spectrum(K)"}, {"eigensolver", fmt::format("dsyevd below m = {}, dsyevd_2stage from there", two_stage_from)}, {"timer", "std::chrono::steady_clock"}};
     r.data["repeats"] = repeats;
     r.data["peer_budget_s"] = peer_budget;
     r.data["agreement_norm"] = "max_i |λ_i − λ_i^numpy| / λ_max over the min(n,d) nonzero eigenvalues";
-    {
-      double load[3] = {0, 0, 0};
-      if (getloadavg(load, 3) == 3) r.data["load_average_at_end"] = {load[0], load[1], load[2]};
-    }
+    r.data["load_average"] = {{"before", load_before}, {"after", load_now()}, {"cores", static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN))},
+                              {"meaning", "getloadavg(): 1-, 5- and 15-minute averages of runnable processes"}};
+    r.data["load_average_at_end"] = load_now();
     a.add_table(std::move(timings));
     a.add_table(std::move(raw));
 

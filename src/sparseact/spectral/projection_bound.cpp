@@ -14,20 +14,42 @@
 
 namespace sparseact::spectral {
 
-ProjectionTerms projection_terms(const Eigen::MatrixXd& K, const Eigen::MatrixXd& eta) {
+ColumnSpace column_space(Eigen::Index n, Eigen::Index d, const Eigen::MatrixXd& gram_lower) {
+  ColumnSpace P;
+  P.n = n;
+  P.d = d;
+  if (d >= n) {
+    P.full_rank = true;  // K Kᵀ has full rank n: P = I (when K has rank n; the spectrum decides that)
+    return P;
+  }
+  if (gram_lower.rows() != d || gram_lower.cols() != d)
+    throw std::invalid_argument(fmt::format("column_space: Gram matrix {}x{} for a {}x{} K", gram_lower.rows(), gram_lower.cols(), n, d));
+  // P = K (KᵀK)⁻¹ Kᵀ, so ‖Pη‖² = zᵀ (KᵀK)⁻¹ z with z = Kᵀη. LLT reads the lower triangle only.
+  P.llt.compute(gram_lower);
+  P.full_rank = P.llt.info() == Eigen::Success;
+  return P;
+}
+
+ColumnSpace column_space(const Eigen::MatrixXd& K) {
+  return K.cols() >= K.rows() ? column_space(K.rows(), K.cols(), Eigen::MatrixXd()) : column_space(K.rows(), K.cols(), small_gram_lower(K));
+}
+
+ProjectionTerms projection_terms(const Eigen::MatrixXd& K, const Eigen::MatrixXd& eta) { return projection_terms(K, column_space(K), eta); }
+
+ProjectionTerms projection_terms(const Eigen::MatrixXd& K, const ColumnSpace& P, const Eigen::MatrixXd& eta) {
   if (eta.rows() != K.rows())
     throw std::invalid_argument(fmt::format("projection_terms: η has {} rows, K has {}", eta.rows(), K.rows()));
+  if (P.n != K.rows() || P.d != K.cols())
+    throw std::invalid_argument(fmt::format("projection_terms: factor of a {}x{} matrix for a {}x{} K", P.n, P.d, K.rows(), K.cols()));
+  if (!P.full_rank) throw std::runtime_error("projection_terms: KᵀK is not positive definite (K rank-deficient)");
   ProjectionTerms t;
   const Eigen::MatrixXd Z = K.transpose() * eta;  // z = Kᵀη, d × samples
   t.quadratic = Z.colwise().squaredNorm().transpose();
   t.norm2 = eta.colwise().squaredNorm().transpose();
   if (K.cols() >= K.rows()) {
-    t.projected = t.norm2;  // K Kᵀ has full rank n: P = I
+    t.projected = t.norm2;  // P = I
   } else {
-    // P = K (KᵀK)⁻¹ Kᵀ, so ‖Pη‖² = ηᵀ K (KᵀK)⁻¹ Kᵀ η = zᵀ (KᵀK)⁻¹ z.
-    Eigen::LLT<Eigen::MatrixXd> llt(small_gram(K));
-    if (llt.info() != Eigen::Success) throw std::runtime_error("projection_terms: KᵀK is not positive definite (K rank-deficient)");
-    const Eigen::MatrixXd W = llt.matrixL().solve(Z);  // ‖L⁻¹z‖² = zᵀ(LLᵀ)⁻¹z
+    const Eigen::MatrixXd W = P.llt.matrixL().solve(Z);  // ‖L⁻¹z‖² = zᵀ(LLᵀ)⁻¹z
     t.projected = W.colwise().squaredNorm().transpose();
   }
   return t;
@@ -60,25 +82,39 @@ double theorem6_rounding_tolerance(double lambda_min_nonzero, double lambda_max,
   return 64 * (lambda_max / lambda_min_nonzero) * std::numeric_limits<double>::epsilon() * static_cast<double>(std::max(n, d));
 }
 
+Eigen::MatrixXd relu_readout(Eigen::Index n, Eigen::Index d, std::uint64_t seed, std::uint64_t stream) {
+  return init_weights(d, n, Init::xavier, Distribution::normal, seed, stream_id(stream, 1));
+}
+
 Eigen::MatrixXd sample_eta(const Eigen::MatrixXd& K, EtaSource source, Eigen::Index samples, std::uint64_t seed,
                            std::uint64_t stream) {
+  Eigen::MatrixXd V;
+  return sample_eta(K, source, samples, seed, stream, [&]() -> const Eigen::MatrixXd& {
+    V = relu_readout(K.rows(), K.cols(), seed, stream);
+    return V;
+  });
+}
+
+Eigen::MatrixXd sample_eta(const Eigen::MatrixXd& K, EtaSource source, Eigen::Index samples, std::uint64_t seed,
+                           std::uint64_t stream, const std::function<const Eigen::MatrixXd&()>& readout) {
   const Eigen::Index n = K.rows(), d = K.cols();
-  Eigen::MatrixXd eta(n, samples);
   if (source == EtaSource::gaussian) {
+    Eigen::MatrixXd eta(n, samples);
     fill_random(eta.data(), static_cast<std::size_t>(eta.size()), Distribution::normal, 1.0, seed, stream);
     return eta;
   }
-  const Eigen::MatrixXd V = init_weights(d, n, Init::xavier, Distribution::normal, seed, stream_id(stream, 1));
   Eigen::MatrixXd X(d, samples), T(d, samples);
   fill_random(X.data(), static_cast<std::size_t>(X.size()), Distribution::normal, 1.0, seed, stream_id(stream, 2));
   fill_random(T.data(), static_cast<std::size_t>(T.size()), Distribution::normal, 1.0, seed, stream_id(stream, 3));
   for (Eigen::Index j = 0; j < samples; ++j) X.col(j) *= std::sqrt(static_cast<double>(d)) / X.col(j).norm();
   const Eigen::MatrixXd H = K * X;                                 // pre-activations h = K x
-  const Eigen::MatrixXd gamma = (H.array() > 0).cast<double>();    // γ = σ'(h) for ReLU
+  const Eigen::MatrixXd& V = readout();
+  if (V.rows() != d || V.cols() != n)
+    throw std::invalid_argument(fmt::format("sample_eta: readout V is {}x{}, expected {}x{}", V.rows(), V.cols(), d, n));
   const Eigen::MatrixXd Y = V * H.cwiseMax(0.0);                   // y = V ReLU(h)
   const Eigen::MatrixXd G = V.transpose() * (Y - T);               // g_α = ∂ℓ/∂α
-  eta = G.cwiseProduct(gamma);                                     // η = g_α ⊙ γ
-  return eta;
+  // η = g_α ⊙ γ with γ = σ'(h) = 1[h > 0] for ReLU, in one pass (γ never stored).
+  return G.cwiseProduct((H.array() > 0).cast<double>().matrix());
 }
 
 EtaSource parse_eta_source(const std::string& name) {

@@ -9,8 +9,10 @@
 // Cholesky solve, and λ_min⁺ comes from the eigensolver: the inequality compares two independent
 // computations. r = ‖Pη‖²/‖η‖² is the paper's "how much of η falls in the non-null space" (§4.4).
 #include <cstdint>
+#include <functional>
 #include <string>
 
+#include <Eigen/Cholesky>
 #include <Eigen/Core>
 
 #include <sparseact/spectral/spectrum.hpp>
@@ -23,8 +25,25 @@ struct ProjectionTerms {
   Eigen::VectorXd norm2;      ///< ‖η‖²
 };
 
-/// Evaluates the terms of Theorem 6 for each column of `eta` (n × samples). Requires rank(K) = min(n, d).
+/// What ‖Pη‖² needs of K, computed once per K and shared by every batch of η: when n > d the
+/// Cholesky factor L of KᵀK (‖Pη‖² = ‖L⁻¹Kᵀη‖²); when d ≥ n nothing (P = I).
+struct ColumnSpace {
+  Eigen::Index n = 0, d = 0;
+  Eigen::LLT<Eigen::MatrixXd> llt;  ///< of KᵀK (lower triangle), when n > d
+  bool full_rank = false;           ///< P is defined: d ≥ n, or KᵀK is numerically positive definite
+};
+
+/// The factor of `gram_lower`, K's smaller Gram matrix of which only the lower triangle is read
+/// (small_gram_lower(K); pass one already formed to share its syrk). Never throws on a
+/// rank-deficient K: full_rank says whether the Cholesky factorisation succeeded.
+ColumnSpace column_space(Eigen::Index n, Eigen::Index d, const Eigen::MatrixXd& gram_lower);
+ColumnSpace column_space(const Eigen::MatrixXd& K);
+
+/// Evaluates the terms of Theorem 6 for each column of `eta` (n × samples). Requires rank(K) =
+/// min(n, d) (throws std::runtime_error otherwise). The second form reuses P's factor: the
+/// numbers are bit for bit those of the first.
 ProjectionTerms projection_terms(const Eigen::MatrixXd& K, const Eigen::MatrixXd& eta);
+ProjectionTerms projection_terms(const Eigen::MatrixXd& K, const ColumnSpace& P, const Eigen::MatrixXd& eta);
 
 /// Theorem 6 read over a set of η: the bound ratio ηᵀKKᵀη / (λ_min⁺ ‖Pη‖²), which the theorem says
 /// is ≥ 1, and how η sits against K. An η with Pη = 0 (e.g. an all-inactive ReLU mask) has nothing
@@ -55,6 +74,16 @@ enum class EtaSource {
 /// These depend on K through the mask γ and are half zeros, like real ReLU gradients.
 Eigen::MatrixXd sample_eta(const Eigen::MatrixXd& K, EtaSource source, Eigen::Index samples, std::uint64_t seed,
                            std::uint64_t stream);
+
+/// V of that block for K ∈ R^{n×d}: d × n, Xavier normal, drawn from (seed, stream_id(stream, 1)).
+Eigen::MatrixXd relu_readout(Eigen::Index n, Eigen::Index d, std::uint64_t seed, std::uint64_t stream);
+
+/// sample_eta with V from `readout` (relu_gradient only; ignored for gaussian), asked for once and
+/// only after the pre-activations K x are formed, so that a caller can have it drawn elsewhere
+/// meanwhile (mp_spectrum: on the other compute thread). Bit for bit sample_eta when `readout`
+/// returns relu_readout(n, d, seed, stream).
+Eigen::MatrixXd sample_eta(const Eigen::MatrixXd& K, EtaSource source, Eigen::Index samples, std::uint64_t seed,
+                           std::uint64_t stream, const std::function<const Eigen::MatrixXd&()>& readout);
 
 EtaSource parse_eta_source(const std::string& name);
 const char* to_string(EtaSource source) noexcept;

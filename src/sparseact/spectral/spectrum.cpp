@@ -42,31 +42,46 @@ Spectrum spectrum_from_gram(Eigen::Index n, Eigen::Index d, Eigen::VectorXd gram
   return s;
 }
 
-Eigen::MatrixXd small_gram(const Eigen::MatrixXd& K) {
+Eigen::MatrixXd small_gram_lower(const Eigen::MatrixXd& K) {
   const auto n = static_cast<int>(K.rows()), d = static_cast<int>(K.cols());
   const bool tall = n >= d;  // Gram of the columns (KᵀK) when K is tall
   const int m = tall ? d : n, k = tall ? n : d;
   Eigen::MatrixXd G(m, m);
   // Column-major K: KᵀK is syrk('T') with k = n; K Kᵀ is syrk('N') with k = d.
   cblas_dsyrk(CblasColMajor, CblasLower, tall ? CblasTrans : CblasNoTrans, m, k, 1.0, K.data(), n, 0.0, G.data(), m);
+  return G;
+}
+
+Eigen::MatrixXd small_gram(const Eigen::MatrixXd& K) {
+  Eigen::MatrixXd G = small_gram_lower(K);
   G.triangularView<Eigen::StrictlyUpper>() = G.transpose();
   return G;
 }
 
-Eigen::VectorXd symmetric_eigenvalues(Eigen::MatrixXd A) {
+Eigen::VectorXd symmetric_eigenvalues(Eigen::MatrixXd A, EigenSolver solver) {
   if (A.rows() != A.cols()) throw std::invalid_argument("symmetric_eigenvalues: matrix is not square");
   const auto m = static_cast<lapack_int>(A.rows());
   Eigen::VectorXd w(m);
   if (m == 0) return w;
-  const lapack_int info = LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'N', 'L', m, A.data(), m, w.data());
-  if (info != 0) throw std::runtime_error(fmt::format("LAPACK dsyevd failed (info = {})", info));
+  if (solver == EigenSolver::automatic) solver = m >= two_stage_from ? EigenSolver::two_stage : EigenSolver::one_stage;
+  // Eigenvalues only: both drivers scale A if its norm is extreme, reduce it to tridiagonal form
+  // and finish with dsterf. LAPACKE queries and allocates the workspace itself (a few µs).
+  const lapack_int info = solver == EigenSolver::two_stage ? LAPACKE_dsyevd_2stage(LAPACK_COL_MAJOR, 'N', 'L', m, A.data(), m, w.data())
+                                                           : LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'N', 'L', m, A.data(), m, w.data());
+  if (info != 0)
+    throw std::runtime_error(fmt::format("LAPACK {} failed (info = {})", solver == EigenSolver::two_stage ? "dsyevd_2stage" : "dsyevd", info));
   return w;
 }
 
-Spectrum kkt_spectrum(const Eigen::MatrixXd& K) {
+Spectrum kkt_spectrum(const Eigen::MatrixXd& K, EigenSolver solver) {
   if (K.size() == 0) throw std::invalid_argument("kkt_spectrum: K is empty");
-  if (!K.allFinite()) throw std::invalid_argument("kkt_spectrum: K has non-finite entries");
-  return spectrum_from_gram(K.rows(), K.cols(), symmetric_eigenvalues(small_gram(K)));
+  Eigen::MatrixXd G = small_gram_lower(K);
+  // The Gram diagonal holds Σ K_ij² over each column (row) of K: a NaN or ±∞ entry of K makes its
+  // diagonal entry NaN or +∞ whatever the summation order (the terms are ≥ 0), so a finite
+  // diagonal certifies a finite K without another pass over the n·d entries. A non-finite diagonal
+  // may also be overflow of a finite K: only then is K itself read.
+  if (!G.diagonal().allFinite() && !K.allFinite()) throw std::invalid_argument("kkt_spectrum: K has non-finite entries");
+  return spectrum_from_gram(K.rows(), K.cols(), symmetric_eigenvalues(std::move(G), solver));
 }
 
 std::vector<Spectrum> kkt_spectra(const std::vector<Eigen::MatrixXd>& Ks, Device device) {

@@ -1,8 +1,10 @@
 #pragma once
 // The spectrum of K Kᵀ for K ∈ R^{n×d} (paper 001 Theorems 5 and 6) without forming the n×n
 // matrix: the nonzero eigenvalues of K Kᵀ are those of the smaller Gram matrix (KᵀK when n > d),
-// and K Kᵀ has n − rank(K) zero eigenvalues. The Gram matrix is one BLAS syrk, its eigenvalues
-// one LAPACK dsyevd (through LAPACKE).
+// and K Kᵀ has n − rank(K) zero eigenvalues. The Gram matrix is one BLAS syrk (half the work of
+// the GEMM numpy's K.T @ K would be without its syrk special case; only the lower triangle is
+// written and read), its eigenvalues one LAPACK eigenvalue-only driver (through LAPACKE):
+// dsyevd below two_stage_from, dsyevd_2stage from there on (see EigenSolver).
 #include <vector>
 
 #include <Eigen/Core>
@@ -32,6 +34,18 @@ struct Spectrum {
   Eigen::VectorXd all_eigenvalues() const;
 };
 
+/// How the eigenvalues of a symmetric matrix are computed (eigenvalues only; both end in dsterf).
+///  one_stage: dsyevd, i.e. dsytrd's direct tridiagonal reduction, half of whose flops are
+///             memory-bound dsymv.
+///  two_stage: dsyevd_2stage, dense → band by level-3 BLAS (dsytrd_sy2sb), band → tridiagonal by
+///             bulge chasing (dsytrd_sb2st). Measured on 2-core EPYC / OpenBLAS 0.3.21, one BLAS
+///             thread: 1.0× at m = 768, 1.15× at m = 1024, 1.5× at m = 1536, 1.7× at m = 2048.
+///  automatic: two_stage from m ≥ two_stage_from, one_stage below.
+/// The two agree to a few ulps of λ_max (≤ 1e-13 relative per eigenvalue on Gram matrices of
+/// condition ≤ 10; tests/test_spectrum_speed_paths.cpp pins 1e-12).
+enum class EigenSolver { automatic, one_stage, two_stage };
+inline constexpr Eigen::Index two_stage_from = 1024;
+
 /// Theorem 5's zero fraction of K Kᵀ for K ∈ R^{n×d}: (n − d)/n when n > d, else 0 (the atom
 /// 1 − 1/c of Marchenko–Pastur with c = n/d, as one division of integers).
 double zero_fraction_limit(Eigen::Index n, Eigen::Index d);
@@ -43,8 +57,13 @@ Spectrum spectrum_from_gram(Eigen::Index n, Eigen::Index d, Eigen::VectorXd gram
 /// Smaller Gram matrix: KᵀK (d×d) when n ≥ d, else K Kᵀ (n×n). Both triangles filled.
 Eigen::MatrixXd small_gram(const Eigen::MatrixXd& K);
 
-/// Spectrum of K Kᵀ on the CPU (syrk + dsyevd).
-Spectrum kkt_spectrum(const Eigen::MatrixXd& K);
+/// The same Gram matrix with only its lower triangle (diagonal included) written, bit for bit the
+/// lower triangle of small_gram(K); the strict upper triangle is left unset. For consumers that read
+/// the lower triangle only (symmetric_eigenvalues, Eigen::LLT): saves the mirror pass.
+Eigen::MatrixXd small_gram_lower(const Eigen::MatrixXd& K);
+
+/// Spectrum of K Kᵀ on the CPU (syrk + dsyevd or dsyevd_2stage by size, see EigenSolver).
+Spectrum kkt_spectrum(const Eigen::MatrixXd& K, EigenSolver solver = EigenSolver::automatic);
 
 /// Spectra of a batch of same-shape matrices on `device`: the GPU computes the Gram matrices and
 /// their eigenvalues (cuBLAS syrk + cuSOLVER syevd), the CPU the same with BLAS/LAPACK.
@@ -53,8 +72,9 @@ std::vector<Spectrum> kkt_spectra(const std::vector<Eigen::MatrixXd>& Ks, Device
 /// All n eigenvalues of K Kᵀ from the n×n matrix itself, ascending: slow, for tests ("Gram vs direct").
 Eigen::VectorXd kkt_eigenvalues_direct(const Eigen::MatrixXd& K);
 
-/// Eigenvalues (ascending) of a symmetric matrix by LAPACK dsyevd; only the lower triangle is read.
-Eigen::VectorXd symmetric_eigenvalues(Eigen::MatrixXd A);
+/// Eigenvalues (ascending) of a symmetric matrix by LAPACK (dsyevd or dsyevd_2stage, see
+/// EigenSolver); only the lower triangle is read, and A is overwritten (pass it by move).
+Eigen::VectorXd symmetric_eigenvalues(Eigen::MatrixXd A, EigenSolver solver = EigenSolver::automatic);
 
 struct ExtremeEigenvalues {
   Eigen::VectorXd largest;   ///< descending

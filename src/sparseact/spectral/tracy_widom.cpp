@@ -42,9 +42,16 @@ double tracy_widom1_cdf(double s) {
     x(i) = 0.5 * L * (t[i] + 1.0);
     sw(i) = std::sqrt(0.5 * L * w[i]);
   }
+  // The kernel Ai(x_i + x_j + s) is symmetric (x_i + x_j == x_j + x_i exactly): each Airy value is
+  // evaluated once for both triangles, which halves the cost; A keeps its products in the order
+  // sw(i)·Ai·sw(j), so its entries are the same bits as when every (i, j) called airy_ai.
   Eigen::MatrixXd A(m, m);
   for (Eigen::Index j = 0; j < m; ++j)
-    for (Eigen::Index i = 0; i < m; ++i) A(i, j) = (i == j) - sw(i) * boost::math::airy_ai(x(i) + x(j) + s) * sw(j);
+    for (Eigen::Index i = j; i < m; ++i) {
+      const double ai = boost::math::airy_ai(x(i) + x(j) + s);
+      A(i, j) = (i == j) - sw(i) * ai * sw(j);
+      A(j, i) = (i == j) - sw(j) * ai * sw(i);
+    }
   return std::clamp(A.partialPivLu().determinant(), 0.0, 1.0);
 }
 
