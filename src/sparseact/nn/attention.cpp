@@ -93,24 +93,35 @@ Eigen::MatrixXd attention_backward(const AttentionShape& s, const double* theta,
   return dX;
 }
 
+// Both passes go column by column (one token's d contiguous entries), each column read once: as whole-matrix
+// array expressions they made several passes over d × T temporaries.
 Eigen::MatrixXd rmsnorm_forward(const double* g, const Eigen::MatrixXd& X, RmsNormCache& c) {
-  const Eigen::Index d = X.rows();
+  const Eigen::Index d = X.rows(), T = X.cols();
+  const Eigen::Map<const Eigen::VectorXd> gain(g, d);
   c.X = X;
-  c.r = ((X.array().square().colwise().sum() / double(d)) + kRmsEps).sqrt().matrix();
-  Eigen::MatrixXd Y = X.array().rowwise() / c.r.array();
-  Y.array().colwise() *= Eigen::Map<const Eigen::ArrayXd>(g, d);
+  c.r.resize(T);
+  Eigen::MatrixXd Y(d, T);
+  for (Eigen::Index t = 0; t < T; ++t) {
+    const double r = std::sqrt(X.col(t).squaredNorm() / double(d) + kRmsEps);
+    c.r(t) = r;
+    Y.col(t) = gain.cwiseProduct(X.col(t)) / r;
+  }
   return Y;
 }
 
 Eigen::MatrixXd rmsnorm_backward(const double* g, const RmsNormCache& c, const Eigen::MatrixXd& dY, double* grad) {
-  const Eigen::Index d = c.X.rows();
-  const Eigen::Map<const Eigen::ArrayXd> gain(g, d);
-  Eigen::Map<Eigen::ArrayXd> dg(grad, d);
-  dg += (dY.array() * (c.X.array().rowwise() / c.r.array())).rowwise().sum();
-  const Eigen::ArrayXXd gdy = dY.array().colwise() * gain;
-  const Eigen::RowVectorXd proj = (gdy * c.X.array()).colwise().sum().matrix();  // ⟨g ⊙ dy, x⟩ per token
-  Eigen::MatrixXd dX = (gdy.rowwise() / c.r.array()).matrix();
-  dX -= (c.X.array().rowwise() * (proj.array() / (double(d) * c.r.array().cube()))).matrix();
+  const Eigen::Index d = c.X.rows(), T = c.X.cols();
+  const Eigen::Map<const Eigen::VectorXd> gain(g, d);
+  Eigen::Map<Eigen::VectorXd> dg(grad, d);
+  Eigen::MatrixXd dX(d, T);
+  for (Eigen::Index t = 0; t < T; ++t) {
+    const auto x = c.X.col(t), dy = dY.col(t);
+    const double r = c.r(t);
+    dg += dy.cwiseProduct(x) / r;
+    dX.col(t) = gain.cwiseProduct(dy);                          // g ⊙ dy
+    const double proj = dX.col(t).dot(x);                       // ⟨g ⊙ dy, x⟩
+    dX.col(t) = (dX.col(t) - x * (proj / (double(d) * r * r))) / r;
+  }
   return dX;
 }
 

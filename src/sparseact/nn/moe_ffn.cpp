@@ -61,7 +61,8 @@ Eigen::MatrixXd ffn_forward(const FfnShape& s, const double* theta, const Eigen:
     e.gate.resize(Eigen::Index(e.tokens.size()));
     for (std::size_t i = 0; i < e.tokens.size(); ++i) e.gate(Eigen::Index(i)) = c.gate[std::size_t(e.tokens[i])][std::size_t(e.slot[i])];
     const double* w = experts + k * s.expert_size();
-    e.Z = CMap(w, f, d) * X(Eigen::all, e.tokens);
+    e.Xk = X(Eigen::all, e.tokens);
+    e.Z.noalias() = CMap(w, f, d) * e.Xk;
     e.out = CMap(w + f * d, d, f) * e.Z.cwiseMax(0.0);
     Y(Eigen::all, e.tokens) += e.out * e.gate.asDiagonal();
   }
@@ -83,9 +84,9 @@ Eigen::MatrixXd ffn_backward(const FfnShape& s, const double* theta, const FfnCa
     const Eigen::RowVectorXd dpi = (dYk.array() * e.out.array()).colwise().sum();
     for (std::size_t i = 0; i < e.tokens.size(); ++i) dgate(e.slot[i], e.tokens[i]) = dpi(Eigen::Index(i));
     const Eigen::MatrixXd dout = dYk * e.gate.asDiagonal();
-    Map(g + f * d, d, f) += dout * e.Z.cwiseMax(0.0).transpose();
+    Map(g + f * d, d, f).noalias() += dout * e.Z.cwiseMax(0.0).transpose();
     const Eigen::MatrixXd dZ = ((CMap(w + f * d, d, f).transpose() * dout).array() * (e.Z.array() > 0).cast<double>()).matrix();
-    Map(g, f, d) += dZ * c.X(Eigen::all, e.tokens).transpose();
+    Map(g, f, d).noalias() += dZ * e.Xk.transpose();
     dX(Eigen::all, e.tokens) += CMap(w, f, d).transpose() * dZ;
   }
   if (s.experts == 1) return dX;

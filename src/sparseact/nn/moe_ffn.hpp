@@ -39,7 +39,7 @@ struct FfnCache {
     std::vector<Eigen::Index> tokens;  ///< the tokens it serves
     std::vector<int> slot;             ///< for each, the expert's place in that token's `chosen`
     Eigen::RowVectorXd gate;           ///< their π
-    Eigen::MatrixXd Z, out;            ///< W₁X_k (pre-ReLU), E_k(X_k)
+    Eigen::MatrixXd Xk, Z, out;        ///< its tokens' inputs X_k (gathered once, so every product is a plain GEMM), W₁X_k (pre-ReLU), E_k(X_k)
   };
   std::vector<Expert> experts;
 };
