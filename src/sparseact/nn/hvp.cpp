@@ -1,12 +1,136 @@
 #include <sparseact/nn/hvp.hpp>
 
+#include <cblas.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <mutex>
+#include <optional>
 #include <stdexcept>
+#include <utility>
 #include <vector>
+
+#include <sparseact/core/blas_threads.hpp>
 
 namespace sparseact::nn {
 
+namespace {
+
+using Index = Eigen::Index;
+
+/// C (m×n, leading dimension ldc) = op(A) op(B) + β C, column-major, always by cblas_dgemm: Eigen
+/// would take its own coefficient-based product or gemv for small or one-column shapes, whose order
+/// of summation differs from dgemm's, and the choice would depend on the width of the block.
+void gemm(bool ta, bool tb, Index m, Index n, Index k, const double* A, Index lda, const double* B, Index ldb, double beta,
+          double* C, Index ldc) {
+  cblas_dgemm(CblasColMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, static_cast<int>(m),
+              static_cast<int>(n), static_cast<int>(k), 1.0, A, static_cast<int>(lda), B, static_cast<int>(ldb), beta, C,
+              static_cast<int>(ldc));
+}
+
+/// Products below this many multiply–adds (m·B·k for one probe) are not stacked: OpenBLAS 0.3.x
+/// sends dgemm calls with m·n·k ≤ 10⁶ to its "small matrix" kernels (SkylakeX/Cooperlake) and
+/// larger ones to its blocked kernels, which sum in another order, so a product is widened only
+/// when one probe's share alone is well inside the blocked kernels' range (4× the switch), where a
+/// column's numbers do not depend on n: the blocked path splits k by k alone, and m and n by
+/// thread count, never k.
+constexpr double kStackMinWork = 4e6;
+
+/// C = op(θ's A) R + β C for the np probes' column blocks of R and C (each k × B and m × B, at
+/// ldb·B and ldc·B apart): one dgemm of width np·B when the product is large enough
+/// (kStackMinWork), else one per probe — the same numbers per column either way.
+void gemm_stacked(bool ta, Index m, Index k, const double* A, Index lda, const double* R, Index ldb, double beta,
+                  double* C, Index ldc, Index np, Index B) {
+  if (double(m) * double(B) * double(k) >= kStackMinWork) {
+    gemm(ta, false, m, np * B, k, A, lda, R, ldb, beta, C, ldc);
+    return;
+  }
+  for (Index p = 0; p < np; ++p) gemm(ta, false, m, B, k, A, lda, R + p * B * ldb, ldb, beta, C + p * B * ldc, ldc);
+}
+
+/// out_i = Σ_s M(i, s) over the B columns of the rows×B matrix at M (leading dimension rows),
+/// s in order: a fixed summation order whatever the block (Eigen's rowwise().sum() groups by packets).
+void row_sums(const double* M, Index rows, Index B, double* out) {
+  std::fill(out, out + rows, 0.0);
+  for (Index s = 0; s < B; ++s) {
+    const double* c = M + s * rows;
+    for (Index i = 0; i < rows; ++i) out[i] += c[i];
+  }
+}
+
+/// col += v (rows entries) for each of the B columns.
+void add_to_columns(double* M, Index rows, Index B, const double* v) {
+  for (Index s = 0; s < B; ++s) {
+    double* c = M + s * rows;
+    for (Index i = 0; i < rows; ++i) c[i] += v[i];
+  }
+}
+
+}  // namespace
+
+/// The R-quantities of one stacked pass, each rows × (probes·B) (column-major, leading dimension
+/// rows; a pass may use fewer columns than allocated).
+struct HessianOperator::Workspace {
+  struct Layer {
+    Eigen::MatrixXd Rxhat, Rk, RP, RA;  // R{x̂}, R{u + d}, R{P} (then R{δP}), R{A}
+    Eigen::VectorXd Rr_r;               // R{r}/r per column
+  };
+  Index capacity = 0;
+  std::vector<Layer> layers;
+  Eigen::MatrixXd Rh, Rz, RF, RdF, Rdh, RdA, Rdu, Rdh_in;
+  Eigen::MatrixXd RF1;  // one probe's R{F}, the argument of loss_hessian_product
+  Eigen::VectorXd acc;  // a row sum
+
+  void reserve(const Mlp& net, Index B, Index cols) {
+    if (cols <= capacity) return;
+    const MlpConfig& cfg = net.config;
+    const Index d = cfg.d;
+    layers.resize(cfg.blocks.size());
+    Index widest = std::max(d, cfg.d_in);
+    for (std::size_t l = 0; l < cfg.blocks.size(); ++l) {
+      const Index n = cfg.blocks[l].n;
+      widest = std::max(widest, n);
+      if (cfg.blocks[l].layernorm) {
+        layers[l].Rxhat.resize(d, cols);
+        layers[l].Rr_r.resize(cols);
+      }
+      layers[l].Rk.resize(d, cols);
+      layers[l].RP.resize(n, cols);
+      layers[l].RA.resize(n, cols);
+      RdA.resize(std::max(RdA.rows(), n), cols);
+    }
+    for (Eigen::MatrixXd* m : {&Rh, &Rz, &Rdh, &Rdu, &Rdh_in}) m->resize(d, cols);
+    RF.resize(cfg.d_out, cols);
+    RdF.resize(cfg.d_out, cols);
+    RF1.resize(cfg.d_out, B);
+    acc.resize(widest);
+    capacity = cols;
+  }
+};
+
+struct HessianOperator::Pool {
+  std::mutex mutex;
+  std::vector<std::unique_ptr<Workspace>> idle;
+
+  std::unique_ptr<Workspace> acquire() {
+    {
+      const std::lock_guard<std::mutex> lock(mutex);
+      if (!idle.empty()) {
+        std::unique_ptr<Workspace> w = std::move(idle.back());
+        idle.pop_back();
+        return w;
+      }
+    }
+    return std::make_unique<Workspace>();
+  }
+  void release(std::unique_ptr<Workspace> w) {
+    const std::lock_guard<std::mutex> lock(mutex);
+    idle.push_back(std::move(w));
+  }
+};
+
 HessianOperator::HessianOperator(const Mlp& net, const Eigen::VectorXd& theta, const Batch& batch, LossKind kind)
-    : net_(&net), theta_(theta), batch_(&batch), kind_(kind) {
+    : net_(&net), theta_(theta), batch_(&batch), kind_(kind), pool_(std::make_shared<Pool>()) {
   forward(net, theta_, batch.x, fwd_, /*second_order=*/true);
   loss_ = backward(net, theta_, fwd_, batch, kind, grad_, &bwd_);
 }
@@ -18,149 +142,220 @@ Eigen::VectorXd HessianOperator::apply(const Eigen::VectorXd& v) const {
   return out;
 }
 
-void HessianOperator::perform_op_block(const double* x_in, double* y_out, Eigen::Index ncols) const {
-  const Eigen::Index P = net_->num_params;
-#pragma omp parallel for schedule(dynamic, 1) if (ncols > 1)
-  for (Eigen::Index j = 0; j < ncols; ++j) perform_op(x_in + j * P, y_out + j * P);
+void HessianOperator::perform_op(const double* x_in, double* y_out) const { run_columns(x_in, y_out, 0, 1); }
+
+void HessianOperator::run_columns(const double* x_in, double* y_out, Index first, Index last) const {
+  if (last <= first) return;
+  const Index Np = net_->num_params, B = fwd_.x.cols();
+  const Index per_pass = std::max<Index>(1, kStackColumns / std::max<Index>(1, B));
+  std::unique_ptr<Workspace> ws = pool_->acquire();
+  ws->reserve(*net_, B, std::min(per_pass, last - first) * B);
+  for (Index j = first; j < last; j += per_pass) {
+    const Index np = std::min(per_pass, last - j);
+    stacked_pass(x_in + j * Np, y_out + j * Np, np, *ws);
+  }
+  pool_->release(std::move(ws));
 }
 
-void HessianOperator::perform_op(const double* x_in, double* y_out) const {
+void HessianOperator::perform_op_block(const double* x_in, double* y_out, Index ncols) const {
+  if (ncols <= 0) return;
+  const int teams = omp_in_parallel() ? 1 : static_cast<int>(std::min<Index>(omp_get_max_threads(), ncols));
+  if (teams <= 1) {  // one stacked pass at a time, BLAS with its own pool
+    run_columns(x_in, y_out, 0, ncols);
+    return;
+  }
+  // Groups of columns in parallel, each with serial BLAS: OpenBLAS's pool would otherwise run
+  // inside every thread of the team (2 × 2 threads on 2 cores).
+  std::optional<ScopedBlasThreads> serial;
+  if (blas_threads() > 1) serial.emplace(1);
+#pragma omp parallel num_threads(teams)
+  {
+    const Index t = omp_get_thread_num(), T = omp_get_num_threads();
+    run_columns(x_in, y_out, ncols * t / T, ncols * (t + 1) / T);
+  }
+}
+
+void HessianOperator::stacked_pass(const double* x_in, double* y_out, Index np, Workspace& ws) const {
   const Mlp& net = *net_;
   const MlpConfig& cfg = net.config;
-  const Eigen::VectorXd& theta = theta_;
-  const Eigen::Map<const Eigen::VectorXd> v(x_in, net.num_params);
-  Eigen::Map<Eigen::VectorXd> Hv(y_out, net.num_params);
-  Hv.setZero();
-  auto W = [&](int i) { return param_view(net, theta, i); };  // θ's tensor
-  auto Vt = [&](int i) {                                      // v's tensor
-    const ParamInfo& p = net.params[static_cast<std::size_t>(i)];
-    return ConstMatrixMap(x_in + p.offset, p.rows, p.cols);
-  };
-  auto H = [&](int i) {  // (H v)'s tensor
-    const ParamInfo& p = net.params[static_cast<std::size_t>(i)];
-    return MatrixMap(y_out + p.offset, p.rows, p.cols);
-  };
+  const Index Np = net.num_params, B = fwd_.x.cols(), C = np * B, d = cfg.d, din = cfg.d_in, dout = cfg.d_out;
   const ForwardCache& f = fwd_;
   const BackwardCache& b = bwd_;
+  auto W = [&](int i) { return theta_.data() + net.params[static_cast<std::size_t>(i)].offset; };        // θ's tensor
+  auto Vt = [&](int i, Index p) { return x_in + p * Np + net.params[static_cast<std::size_t>(i)].offset; };  // probe p's
+  auto H = [&](int i, Index p) { return y_out + p * Np + net.params[static_cast<std::size_t>(i)].offset; };  // (H v^p)'s
+  auto col = [&](Eigen::MatrixXd& M, Index p) { return M.data() + p * B * M.rows(); };  // probe p's first column
+  ws.reserve(net, B, C);
 
   // ---- forward R-pass
-  struct RBlock {
-    Eigen::MatrixXd Rxhat;      // R{x̂}
-    Eigen::RowVectorXd Rr_r;    // R{r}/r per column
-    Eigen::MatrixXd Rk;         // R{u + d}
-    Eigen::MatrixXd RP, RA;     // R{P}, R{A}
-  };
-  std::vector<RBlock> R(cfg.blocks.size());
-  Eigen::MatrixXd Rh = Vt(net.W_in) * f.x;
-  Rh.colwise() += Vt(net.b_in).col(0);
+  for (Index p = 0; p < np; ++p) {  // R{h^0} = v_{W_in} x + v_{b_in}
+    gemm(false, false, d, B, din, Vt(net.W_in, p), d, f.x.data(), din, 0.0, col(ws.Rh, p), d);
+    add_to_columns(col(ws.Rh, p), d, B, Vt(net.b_in, p));
+  }
   for (std::size_t l = 0; l < cfg.blocks.size(); ++l) {
     const BlockConfig& bc = cfg.blocks[l];
     const BlockParams& bp = net.blocks[l];
     const BlockCache& c = f.blocks[l];
-    RBlock& r = R[l];
-    if (bc.layernorm) {
-      const Eigen::RowVectorXd t = c.xhat.cwiseProduct(Rh).colwise().mean();  // mean(x̂ ⊙ R{h})
-      r.Rxhat = Rh.rowwise() - Rh.colwise().mean();
-      r.Rxhat -= (c.xhat.array().rowwise() * t.array()).matrix();
-      r.Rxhat.array().rowwise() *= c.rstd.array();
-      r.Rr_r = -(c.rstd.array() * t.array()).matrix();  // R{r}/r = −r t
-      r.Rk = r.Rxhat;
-      if (bp.gamma >= 0) {
-        r.Rk.array().colwise() *= W(bp.gamma).col(0).array();
-        r.Rk += (c.xhat.array().colwise() * Vt(bp.gamma).col(0).array()).matrix();
+    Workspace::Layer& r = ws.layers[l];
+    const Index n = bc.n;
+    for (Index p = 0; p < np; ++p) {
+      for (Index s = 0; s < B; ++s) {
+        const Index j = p * B + s;
+        const double* Rh = ws.Rh.data() + j * d;
+        double* Rk = r.Rk.data() + j * d;
+        if (bc.layernorm) {
+          const double* xh = c.xhat.data() + s * d;
+          double* Rx = r.Rxhat.data() + j * d;
+          double sum = 0.0, dot = 0.0;
+          for (Index i = 0; i < d; ++i) sum += Rh[i];
+          for (Index i = 0; i < d; ++i) dot += xh[i] * Rh[i];
+          const double mean = sum / double(d), t = dot / double(d), rs = c.rstd(s);  // t = mean(x̂ ⊙ R{h})
+          for (Index i = 0; i < d; ++i) Rx[i] = ((Rh[i] - mean) - xh[i] * t) * rs;
+          r.Rr_r(j) = -(rs * t);  // R{r}/r = −r t
+          if (bp.gamma >= 0) {
+            const double *g = W(bp.gamma), *vg = Vt(bp.gamma, p);
+            for (Index i = 0; i < d; ++i) Rk[i] = Rx[i] * g[i] + xh[i] * vg[i];
+          } else {
+            std::copy(Rx, Rx + d, Rk);
+          }
+          if (bp.beta >= 0) {
+            const double* vb = Vt(bp.beta, p);
+            for (Index i = 0; i < d; ++i) Rk[i] += vb[i];
+          }
+        } else {
+          std::copy(Rh, Rh + d, Rk);
+        }
+        if (bp.d >= 0) {
+          const double* vd = Vt(bp.d, p);
+          for (Index i = 0; i < d; ++i) Rk[i] += vd[i];
+        }
       }
-      if (bp.beta >= 0) r.Rk.colwise() += Vt(bp.beta).col(0);
-    } else {
-      r.Rk = Rh;
+      // R{P} = v_K (u + d) + K R{u + d} + v_{b_K}: the first term per probe, the second stacked below
+      gemm(false, false, n, B, d, Vt(bp.K, p), n, c.k_in.data(), d, 0.0, col(r.RP, p), n);
     }
-    if (bp.d >= 0) r.Rk.colwise() += Vt(bp.d).col(0);
-    r.RP.noalias() = Vt(bp.K) * c.k_in;
-    r.RP.noalias() += W(bp.K) * r.Rk;
-    r.RP.colwise() += Vt(bp.b_K).col(0);
-    r.RA = c.d1.cwiseProduct(r.RP);
-    Eigen::MatrixXd Rz;
-    if (bp.V >= 0) {
-      Rz.noalias() = Vt(bp.V) * c.act;
-      Rz.noalias() += W(bp.V) * r.RA;
-      Rz.colwise() += Vt(bp.b_V).col(0);
-    } else {
-      Rz = r.RA;
+    gemm_stacked(false, n, d, W(bp.K), n, r.Rk.data(), d, 1.0, r.RP.data(), n, np, B);
+    for (Index p = 0; p < np; ++p) add_to_columns(col(r.RP, p), n, B, Vt(bp.b_K, p));
+    for (Index j = 0; j < C; ++j) {  // R{A} = σ'(P) ⊙ R{P}
+      const double* d1 = c.d1.data() + (j % B) * n;
+      const double* RP = r.RP.data() + j * n;
+      double* RA = r.RA.data() + j * n;
+      for (Index i = 0; i < n; ++i) RA[i] = d1[i] * RP[i];
     }
+    const double* Rz = r.RA.data();  // without a value layer the block's output is R{A} (n = d)
+    if (bp.V >= 0) {  // R{z} = v_V A + V R{A} + v_{b_V}
+      for (Index p = 0; p < np; ++p) gemm(false, false, d, B, n, Vt(bp.V, p), d, c.act.data(), n, 0.0, col(ws.Rz, p), d);
+      gemm_stacked(false, d, n, W(bp.V), d, r.RA.data(), n, 1.0, ws.Rz.data(), d, np, B);
+      for (Index p = 0; p < np; ++p) add_to_columns(col(ws.Rz, p), d, B, Vt(bp.b_V, p));
+      Rz = ws.Rz.data();
+    }
+    double* Rh = ws.Rh.data();
     if (bc.residual)
-      Rh += Rz;
+      for (Index i = 0; i < d * C; ++i) Rh[i] += Rz[i];
     else
-      Rh = std::move(Rz);
+      std::copy(Rz, Rz + d * C, Rh);
   }
-  Eigen::MatrixXd RF = Vt(net.W_out) * f.h_last;
-  RF.noalias() += W(net.W_out) * Rh;
-  RF.colwise() += Vt(net.b_out).col(0);
+  // R{F} = v_{W_out} h^L + W_out R{h^L} + v_{b_out}
+  for (Index p = 0; p < np; ++p) gemm(false, false, dout, B, d, Vt(net.W_out, p), dout, f.h_last.data(), d, 0.0, col(ws.RF, p), dout);
+  gemm_stacked(false, dout, d, W(net.W_out), dout, ws.Rh.data(), d, 1.0, ws.RF.data(), dout, np, B);
+  for (Index p = 0; p < np; ++p) add_to_columns(col(ws.RF, p), dout, B, Vt(net.b_out, p));
 
   // ---- backward R-pass
-  const Eigen::MatrixXd RdF = loss_hessian_product(kind_, f.logits, RF, *batch_);
-  H(net.W_out).noalias() = RdF * f.h_last.transpose();
-  H(net.W_out).noalias() += b.dlogits * Rh.transpose();
-  H(net.b_out) = RdF.rowwise().sum();
-  Eigen::MatrixXd Rdh = Vt(net.W_out).transpose() * b.dlogits;
-  Rdh.noalias() += W(net.W_out).transpose() * RdF;
+  for (Index p = 0; p < np; ++p) {
+    std::copy(col(ws.RF, p), col(ws.RF, p) + dout * B, ws.RF1.data());
+    const Eigen::MatrixXd RdF = loss_hessian_product(kind_, f.logits, ws.RF1, *batch_);
+    std::copy(RdF.data(), RdF.data() + dout * B, col(ws.RdF, p));
+    gemm(false, true, dout, d, B, RdF.data(), dout, f.h_last.data(), d, 0.0, H(net.W_out, p), dout);
+    gemm(false, true, dout, d, B, b.dlogits.data(), dout, col(ws.Rh, p), d, 1.0, H(net.W_out, p), dout);
+    row_sums(RdF.data(), dout, B, H(net.b_out, p));
+    gemm(true, false, d, B, dout, Vt(net.W_out, p), dout, b.dlogits.data(), dout, 0.0, col(ws.Rdh, p), d);
+  }
+  gemm_stacked(true, d, dout, W(net.W_out), dout, ws.RdF.data(), dout, 1.0, ws.Rdh.data(), d, np, B);
 
   for (std::size_t li = cfg.blocks.size(); li-- > 0;) {
     const BlockConfig& bc = cfg.blocks[li];
     const BlockParams& bp = net.blocks[li];
     const BlockCache& c = f.blocks[li];
-    const BlockSignals& s = b.blocks[li];
-    const RBlock& r = R[li];
-    const Eigen::MatrixXd& Rdz = Rdh;
-    Eigen::MatrixXd RdA;
+    const BlockSignals& sg = b.blocks[li];
+    Workspace::Layer& r = ws.layers[li];
+    const Index n = bc.n;
+    Eigen::MatrixXd& Rdz = ws.Rdh;
+    const double* RdA = Rdz.data();  // without a value layer δA = δz
     if (bp.V >= 0) {
-      H(bp.V).noalias() = Rdz * c.act.transpose();
-      H(bp.V).noalias() += s.dz * r.RA.transpose();
-      H(bp.b_V) = Rdz.rowwise().sum();
-      RdA.noalias() = Vt(bp.V).transpose() * s.dz;
-      RdA.noalias() += W(bp.V).transpose() * Rdz;
-    } else {
-      RdA = Rdz;
-    }
-    const Eigen::MatrixXd RdP =
-        (RdA.array() * c.d1.array() + s.dA.array() * c.d2.array() * r.RP.array()).matrix();
-    H(bp.K).noalias() = RdP * c.k_in.transpose();
-    H(bp.K).noalias() += s.dP * r.Rk.transpose();
-    H(bp.b_K) = RdP.rowwise().sum();
-    Eigen::MatrixXd Rdu = Vt(bp.K).transpose() * s.dP;
-    Rdu.noalias() += W(bp.K).transpose() * RdP;
-    if (bp.d >= 0) H(bp.d) = Rdu.rowwise().sum();
-    Eigen::MatrixXd Rdh_in;
-    if (bc.layernorm) {
-      if (bp.beta >= 0) H(bp.beta) = Rdu.rowwise().sum();
-      Eigen::MatrixXd dxhat = s.du, Rdxhat = Rdu;
-      if (bp.gamma >= 0) {
-        H(bp.gamma) = (Rdu.cwiseProduct(c.xhat) + s.du.cwiseProduct(r.Rxhat)).rowwise().sum();
-        const ConstMatrixMap gamma = W(bp.gamma);
-        dxhat.array().colwise() *= gamma.col(0).array();
-        Rdxhat.array().colwise() *= gamma.col(0).array();
-        Rdxhat += (s.du.array().colwise() * Vt(bp.gamma).col(0).array()).matrix();
+      for (Index p = 0; p < np; ++p) {
+        gemm(false, true, d, n, B, col(Rdz, p), d, c.act.data(), n, 0.0, H(bp.V, p), d);
+        gemm(false, true, d, n, B, sg.dz.data(), d, col(r.RA, p), n, 1.0, H(bp.V, p), d);
+        row_sums(col(Rdz, p), d, B, H(bp.b_V, p));
+        gemm(true, false, n, B, d, Vt(bp.V, p), d, sg.dz.data(), d, 0.0, ws.RdA.data() + p * B * n, n);
       }
-      const Eigen::RowVectorXd m1 = dxhat.colwise().mean();
-      const Eigen::RowVectorXd m2 = dxhat.cwiseProduct(c.xhat).colwise().mean();
-      const Eigen::RowVectorXd Rm1 = Rdxhat.colwise().mean();
-      const Eigen::RowVectorXd Rm2 =
-          (Rdxhat.cwiseProduct(c.xhat) + dxhat.cwiseProduct(r.Rxhat)).colwise().mean();
-      Eigen::MatrixXd q = dxhat.rowwise() - m1;
-      q -= (c.xhat.array().rowwise() * m2.array()).matrix();
-      Rdh_in = Rdxhat.rowwise() - Rm1;
-      Rdh_in -= (r.Rxhat.array().rowwise() * m2.array()).matrix();
-      Rdh_in -= (c.xhat.array().rowwise() * Rm2.array()).matrix();
-      Rdh_in += (q.array().rowwise() * r.Rr_r.array()).matrix();
-      Rdh_in.array().rowwise() *= c.rstd.array();
-    } else {
-      Rdh_in = std::move(Rdu);
+      gemm_stacked(true, n, d, W(bp.V), d, Rdz.data(), d, 1.0, ws.RdA.data(), n, np, B);
+      RdA = ws.RdA.data();
     }
+    for (Index j = 0; j < C; ++j) {  // R{δP} = R{δA} ⊙ σ'(P) + δA ⊙ σ''(P) ⊙ R{P}, over R{P}
+      const Index s = j % B;
+      const double *d1 = c.d1.data() + s * n, *d2 = c.d2.data() + s * n, *dA = sg.dA.data() + s * n, *Ra = RdA + j * n;
+      double* RP = r.RP.data() + j * n;
+      for (Index i = 0; i < n; ++i) RP[i] = Ra[i] * d1[i] + dA[i] * d2[i] * RP[i];
+    }
+    const Eigen::MatrixXd& RdP = r.RP;
+    for (Index p = 0; p < np; ++p) {
+      gemm(false, true, n, d, B, RdP.data() + p * B * n, n, c.k_in.data(), d, 0.0, H(bp.K, p), n);
+      gemm(false, true, n, d, B, sg.dP.data(), n, col(r.Rk, p), d, 1.0, H(bp.K, p), n);
+      row_sums(RdP.data() + p * B * n, n, B, H(bp.b_K, p));
+      gemm(true, false, d, B, n, Vt(bp.K, p), n, sg.dP.data(), n, 0.0, col(ws.Rdu, p), d);
+    }
+    gemm_stacked(true, d, n, W(bp.K), n, RdP.data(), n, 1.0, ws.Rdu.data(), d, np, B);
+    for (Index p = 0; p < np; ++p) {
+      if (bp.d >= 0) row_sums(col(ws.Rdu, p), d, B, H(bp.d, p));
+      if (bc.layernorm && bp.beta >= 0) row_sums(col(ws.Rdu, p), d, B, H(bp.beta, p));
+    }
+    const double* Rdh_in = ws.Rdu.data();
+    if (bc.layernorm) {
+      const double* g = bp.gamma >= 0 ? W(bp.gamma) : nullptr;
+      for (Index p = 0; p < np; ++p) {
+        const double* vg = bp.gamma >= 0 ? Vt(bp.gamma, p) : nullptr;
+        double* acc = ws.acc.data();
+        std::fill(acc, acc + d, 0.0);
+        for (Index s = 0; s < B; ++s) {
+          const Index j = p * B + s;
+          const double *du = sg.du.data() + s * d, *xh = c.xhat.data() + s * d;
+          const double *Rx = r.Rxhat.data() + j * d, *Rdu = ws.Rdu.data() + j * d;
+          double* out = ws.Rdh_in.data() + j * d;
+          if (g) {  // R{g_γ} += R{δu} ⊙ x̂ + δu ⊙ R{x̂}
+            for (Index i = 0; i < d; ++i) acc[i] += Rdu[i] * xh[i] + du[i] * Rx[i];
+          }
+          // δx̂ = γ ⊙ δu, R{δx̂} = γ ⊙ R{δu} + v_γ ⊙ δu (kept in `out` until the means are known)
+          double m1 = 0.0, m2 = 0.0, Rm1 = 0.0, Rm2 = 0.0;
+          for (Index i = 0; i < d; ++i) {
+            const double dx = g ? du[i] * g[i] : du[i];
+            const double Rdx = g ? Rdu[i] * g[i] + du[i] * vg[i] : Rdu[i];
+            out[i] = Rdx;
+            m1 += dx;
+            m2 += dx * xh[i];
+            Rm1 += Rdx;
+            Rm2 += Rdx * xh[i] + dx * Rx[i];
+          }
+          m1 /= double(d), m2 /= double(d), Rm1 /= double(d), Rm2 /= double(d);
+          const double rs = c.rstd(s), Rr_r = r.Rr_r(j);
+          for (Index i = 0; i < d; ++i) {  // R{δh} = r [ (R{r}/r) q + R{δx̂} − R{m₁} − R{x̂} m₂ − x̂ R{m₂} ]
+            const double dx = g ? du[i] * g[i] : du[i];
+            const double q = (dx - m1) - xh[i] * m2;
+            out[i] = ((((out[i] - Rm1) - Rx[i] * m2) - xh[i] * Rm2) + q * Rr_r) * rs;
+          }
+        }
+        if (g) std::copy(acc, acc + d, H(bp.gamma, p));
+      }
+      Rdh_in = ws.Rdh_in.data();
+    }
+    double* Rdh = ws.Rdh.data();
     if (bc.residual)
-      Rdh += Rdh_in;
+      for (Index i = 0; i < d * C; ++i) Rdh[i] += Rdh_in[i];
     else
-      Rdh = std::move(Rdh_in);
+      std::copy(Rdh_in, Rdh_in + d * C, Rdh);
   }
-  H(net.W_in).noalias() = Rdh * f.x.transpose();
-  H(net.b_in) = Rdh.rowwise().sum();
+  for (Index p = 0; p < np; ++p) {
+    gemm(false, true, d, din, B, col(ws.Rdh, p), d, f.x.data(), din, 0.0, H(net.W_in, p), d);
+    row_sums(col(ws.Rdh, p), d, B, H(net.b_in, p));
+  }
 }
 
 Eigen::VectorXd hessian_vector_product(const Mlp& net, const Eigen::VectorXd& theta, const Batch& batch,
@@ -170,17 +365,13 @@ Eigen::VectorXd hessian_vector_product(const Mlp& net, const Eigen::VectorXd& th
 
 Eigen::MatrixXd hessian(const Mlp& net, const Eigen::VectorXd& theta, const Batch& batch, LossKind kind) {
   const HessianOperator op(net, theta, batch, kind);
-  const Eigen::Index P = net.num_params;
-  Eigen::MatrixXd Hm(P, P);
-#pragma omp parallel
-  {
-    Eigen::VectorXd e = Eigen::VectorXd::Zero(P);
-#pragma omp for schedule(static)
-    for (Eigen::Index i = 0; i < P; ++i) {
-      e(i) = 1.0;
-      op.perform_op(e.data(), Hm.col(i).data());
-      e(i) = 0.0;
-    }
+  const Eigen::Index P = net.num_params, chunk = 64;
+  Eigen::MatrixXd Hm(P, P), E;
+  for (Eigen::Index first = 0; first < P; first += chunk) {  // columns H e_i through the block product
+    const Eigen::Index w = std::min(chunk, P - first);
+    E = Eigen::MatrixXd::Zero(P, w);
+    for (Eigen::Index j = 0; j < w; ++j) E(first + j, j) = 1.0;
+    op.perform_op_block(E.data(), Hm.col(first).data(), w);
   }
   return Hm;
 }

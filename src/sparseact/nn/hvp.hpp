@@ -18,6 +18,23 @@
 //       with q = δx̂ − m₁ − x̂ m₂ (m₁ = mean δx̂, m₂ = mean(δx̂ ⊙ x̂)) and δh = r q:
 //       R{δh} = r [ (R{r}/r) q + R{δx̂} − R{m₁} − R{x̂} m₂ − x̂ R{m₂} ]   (LayerNorm's second order)
 // σ'' is taken piecewise (activation.hpp); at kinks of σ' the Hessian is that of the active pieces.
+//
+// A block of probes v¹ … v^P is one R-pass over matrices of P·B columns, probe p in columns
+// [pB, (p+1)B): every R-quantity is linear in v, the forward and backward quantities of θ are shared,
+// so the products with θ's tensors (K R{u + d}, V R{A}, Vᵀ R{δz}, Kᵀ R{δP}, W_out R{h^L}, W_outᵀ R{δF})
+// are one GEMM of width P·B each (when one probe's share is ≥ 4·10⁶ multiply–adds, hvp.cpp); the
+// products with v's tensors (v_K (u + d), v_Vᵀ δz, …) and the parameter gradients R{g} (sums over
+// the batch) stay one GEMM per probe. Every GEMM goes to cblas_dgemm (never Eigen's small-product
+// or gemv paths, which depend on the width) and every sum over features or samples is a plain loop
+// in a fixed order, so probe p's numbers are the same for any block size and thread count: a
+// column of a blocked dgemm's product depends on its own column of the right factor only (OpenBLAS
+// splits k by k, never by n; products small enough for its small-matrix kernels are never
+// widened), and a per-probe GEMM sees the same shapes whatever the block. One limit, OpenBLAS's own
+// (backprop.hpp's gradient has it too): its serial and threaded drivers cut some depths k between
+// GEMM_Q and 2·GEMM_Q (e.g. 400) into different k-blocks, and a block in parallel runs serial BLAS
+// while a single product uses the pool, so there the numbers agree to rounding (≤ 1e-12 relative,
+// tests/test_nn_hvp_block.cpp) rather than bit for bit.
+#include <memory>
 #include <vector>
 
 #include <Eigen/Core>
@@ -33,7 +50,9 @@ namespace sparseact::nn {
 /// forward and backward passes at θ are done once, each product costs one R-forward and one
 /// R-backward pass. Its segments() are the network's layers, so core/estimators reduce per layer.
 /// Keeps pointers to `net` and `batch`, which must outlive it; θ is copied. perform_op is const and
-/// thread-safe (products may run in parallel).
+/// thread-safe (products may run in parallel): each call borrows a scratch workspace from the
+/// operator's pool (one per concurrent caller, grown to the widest block seen, never freed before
+/// the operator), so no product allocates its R-quantities.
 class HessianOperator {
  public:
   HessianOperator(const Mlp& net, const Eigen::VectorXd& theta, const Batch& batch, LossKind kind);
@@ -41,9 +60,14 @@ class HessianOperator {
   Eigen::Index rows() const { return net_->num_params; }
   Eigen::Index cols() const { return net_->num_params; }
   void perform_op(const double* x_in, double* y_out) const;
-  /// Y = H X for ncols column-major columns, the columns in parallel (OpenMP): each column's
-  /// numbers do not depend on the thread count.
+  /// Y = H X for ncols column-major columns: OpenMP's team (outside a parallel region) splits the
+  /// columns into contiguous groups, each group one stacked R-pass per kStackColumns columns of
+  /// P·B, with OpenBLAS serial for the call (restored after; no BLAS pool nested in the team).
+  /// Column j's numbers equal perform_op's on that column, for any ncols and thread count (up to
+  /// the OpenBLAS limit above).
   void perform_op_block(const double* x_in, double* y_out, Eigen::Index ncols) const;
+  /// Stacked columns (probes × batch) per R-pass, at least one probe: bounds the workspace.
+  static constexpr Eigen::Index kStackColumns = 4096;
   Eigen::VectorXd apply(const Eigen::VectorXd& v) const;
   /// The layers θ_l of the network as segments of θ (core/ops/segments.hpp's convention).
   std::vector<ops::Segment> segments() const { return layer_segments(*net_); }
@@ -52,7 +76,15 @@ class HessianOperator {
   const Eigen::VectorXd& gradient() const { return grad_; }
   const ForwardCache& forward_cache() const { return fwd_; }
 
+  struct Workspace;  // hvp.cpp: the R-quantities of one stacked pass
+  struct Pool;       // hvp.cpp: idle workspaces, shared by copies of the operator
+
  private:
+  /// Y = H X for `np` columns in one stacked pass over `ws`.
+  void stacked_pass(const double* x_in, double* y_out, Eigen::Index np, Workspace& ws) const;
+  /// perform_op over columns [first, last) in passes of at most kStackColumns stacked columns.
+  void run_columns(const double* x_in, double* y_out, Eigen::Index first, Eigen::Index last) const;
+
   const Mlp* net_;
   Eigen::VectorXd theta_;
   const Batch* batch_;
@@ -61,6 +93,7 @@ class HessianOperator {
   BackwardCache bwd_;
   Eigen::VectorXd grad_;
   double loss_ = 0.0;
+  std::shared_ptr<Pool> pool_;
 };
 
 /// H_θ v for one vector.
