@@ -78,6 +78,39 @@ double student_t_cdf(double t, double nu) {
   return boost::math::cdf(boost::math::students_t_distribution<double>(nu), t);
 }
 
+double kolmogorov_sf(double x) {
+  if (std::isnan(x)) throw std::invalid_argument("kolmogorov_sf: x is NaN");
+  if (x <= 0) return 1.0;
+  if (x < 1.18) {
+    // P(K ≤ x) = √(2π)/x Σ_{k≥1} e^{−(2k−1)²π²/(8x²)}: at x < 1.18 the ratio of successive terms is
+    // below e^{−π²/x²} < 1e-3, so a handful of terms reach double precision.
+    const double w = -M_PI * M_PI / (8 * x * x);
+    double sum = 0;
+    for (int k = 1; k < 100; ++k) {
+      const double term = std::exp(w * (2 * k - 1) * (2 * k - 1));
+      sum += term;
+      if (term <= 1e-17 * sum) break;
+    }
+    return 1.0 - std::sqrt(2 * M_PI) / x * sum;
+  }
+  // x ≥ 1.18: successive terms fall by e^{−6x²} < 1e-3.
+  double sum = 0, sign = 1;
+  for (int k = 1; k < 100; ++k) {
+    const double term = std::exp(-2.0 * k * k * x * x);
+    sum += sign * term;
+    if (term <= 1e-17 * sum) break;
+    sign = -sign;
+  }
+  return std::clamp(2 * sum, 0.0, 1.0);
+}
+
+double kolmogorov_smirnov_p_value(double D, std::size_t n) {
+  if (n == 0) throw std::invalid_argument("kolmogorov_smirnov_p_value: n must be ≥ 1");
+  if (!(D >= 0 && D <= 1)) throw std::invalid_argument(fmt::format("kolmogorov_smirnov_p_value: D must be in [0, 1], got {}", D));
+  const double rn = std::sqrt(static_cast<double>(n));
+  return kolmogorov_sf((rn + 0.12 + 0.11 / rn) * D);
+}
+
 double chi_squared_quantile(double p, double k) {
   require_probability(p, "chi_squared_quantile");
   if (!(k > 0)) throw std::invalid_argument("chi_squared_quantile: degrees of freedom must be positive");

@@ -9,7 +9,8 @@
 //                  confidence interval; StoppingRule stops a Monte-Carlo loop once
 //                  t_{1−α/2, k−1}·SE ≤ max(abs_tol, rel_tol·|offset + mean|) and k ≥ min_samples
 //   intervals      Wilson score and Clopper–Pearson (exact) for a binomial proportion
-//   tests          paired t-test (one- or two-sided), Spearman's ρ with its t-approximation test
+//   tests          paired t-test (one- or two-sided), Spearman's ρ with its t-approximation test,
+//                  the Kolmogorov–Smirnov p-value (Kolmogorov's series: Boost 1.74 has no such distribution)
 //   fits           y = a + b x and log y = a + b log x by least squares, with standard errors
 //   resampling     sample quantiles (type 7) and the percentile bootstrap interval of a statistic
 #include <cstddef>
@@ -36,6 +37,15 @@ double student_t_quantile(double p, double nu);
 double student_t_cdf(double t, double nu);
 /// The p-quantile of χ² with k > 0 degrees of freedom.
 double chi_squared_quantile(double p, double k);
+/// Kolmogorov's limiting distribution of √n·D_n: P(K > x) = 2 Σ_{k≥1} (−1)^{k−1} e^{−2k²x²}, summed in
+/// the dual (Jacobi theta) form √(2π)/x Σ_{k≥1} e^{−(2k−1)²π²/(8x²)} for the CDF below x = 1.18, where
+/// the alternating series converges slowly (scipy.stats.kstwobign.sf). Boost 1.74 has no Kolmogorov
+/// distribution (it arrives in 1.75), so this series is the one hand-written distribution here.
+double kolmogorov_sf(double x);
+/// P-value of a one-sample Kolmogorov–Smirnov distance D from n i.i.d. values against a fully specified
+/// continuous law, by Stephens' (1970) finite-n form P(K > (√n + 0.12 + 0.11/√n)·D): within 3% of the
+/// exact distribution (scipy.stats.kstwo.sf) for n ≥ 20 and p ≥ 1e-6. n ≥ 1, D ∈ [0, 1].
+double kolmogorov_smirnov_p_value(double D, std::size_t n);
 
 // --- Running mean with a confidence interval ----------------------------------------------------
 
