@@ -11,33 +11,15 @@
 #include <sparseact/core/rng.hpp>
 #include <sparseact/parrots/graphs.hpp>
 
+#include "simple_paths.hpp"
+
 using namespace sparseact;
 using namespace sparseact::parrots;
 
 namespace {
 
-/// Every simple path from `from` to `to` by depth-first search over all vertex sequences without repeats.
 std::vector<std::vector<int>> all_simple_paths(const Graph& g, int from, int to) {
-  std::vector<std::vector<int>> out;
-  std::vector<int> path{from};
-  std::vector<bool> used(std::size_t(g.n), false);
-  used[std::size_t(from)] = true;
-  std::function<void(int)> go = [&](int v) {
-    if (v == to) {
-      out.push_back(path);
-      return;
-    }
-    for (int w = 0; w < g.n; ++w)
-      if (!used[std::size_t(w)] && has_edge(g, v, w)) {
-        used[std::size_t(w)] = true;
-        path.push_back(w);
-        go(w);
-        path.pop_back();
-        used[std::size_t(w)] = false;
-      }
-  };
-  go(from);
-  return out;
+  return ::all_simple_paths(g, from, to, [](const Graph& h, int v, int w) { return has_edge(h, v, w); });
 }
 
 }  // namespace

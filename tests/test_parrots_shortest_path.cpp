@@ -4,12 +4,13 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <functional>
 #include <vector>
 
 #include <sparseact/core/errors.hpp>
 #include <sparseact/core/rng.hpp>
 #include <sparseact/parrots/shortest_path.hpp>
+
+#include "simple_paths.hpp"
 
 using namespace sparseact;
 using namespace sparseact::parrots;
@@ -17,24 +18,7 @@ using namespace sparseact::parrots;
 namespace {
 
 std::vector<std::vector<int>> all_simple_directed_paths(const Digraph& g, int from, int to) {
-  std::vector<std::vector<int>> out;
-  std::vector<int> path{from};
-  std::vector<bool> used(std::size_t(g.n), false);
-  used[std::size_t(from)] = true;
-  std::function<void(int)> go = [&](int v) {
-    if (v == to) {
-      out.push_back(path);
-      return;
-    }
-    for (int w = 0; w < g.n; ++w)
-      if (!used[std::size_t(w)] && has_arc(g, v, w)) {
-        used[std::size_t(w)] = true, path.push_back(w);
-        go(w);
-        used[std::size_t(w)] = false, path.pop_back();
-      }
-  };
-  go(from);
-  return out;
+  return all_simple_paths(g, from, to, [](const Digraph& h, int v, int w) { return has_arc(h, v, w); });
 }
 
 /// 0 → 1 → 3, 0 → 2 → 3, 3 → 4, 4 → 0: two shortest paths from 0 to 3, and 3 → 4 → 0 back.
