@@ -184,3 +184,20 @@ TEST_CASE("sparseact_report writes REPORT.md with a row per check", "[analysis][
   CHECK(md.find("4 of 4 checks hold") != std::string::npos);
   CHECK(run("sparseact_report " + (root / "missing").string()).code == 2);
 }
+
+TEST_CASE("sparseact_report --bench prints one row per speed check with the ratio of medians and the verdict", "[analysis][report]") {
+  const fs::path root = fresh_dir("bench_report");
+  fs::create_directories(root / "fake_bench");
+  const json check = {{"id", "speedup"}, {"holds", false}, {"detail", {{"ours_s", {1.0, 2.0, 3.0}}, {"peer_s", {8.0, 6.0, 7.0}}}},
+                      {"tolerance", {{"target", 4.0}, {"relative_spread", 0.05}, {"verdict", "does not hold"}}}};
+  const json other = {{"id", "agree"}, {"holds", true}, {"tolerance", {{"abs", 1e-12}}}};  // not a speed check: no row
+  std::ofstream(root / "fake_bench" / "fake_bench.json") << json{{"analysis", "fake_bench"}, {"checks", {check, other}}}.dump();
+  const Run r = run("sparseact_report --bench " + root.string());
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  CHECK(r.output.find("| fake_bench | speedup | 2 | 7 | 3.5× | 4× | 5.0% | **does not hold** |") != std::string::npos);
+  CHECK(r.output.find("agree") == std::string::npos);
+  CHECK(r.output.find("1 speed checks") != std::string::npos);
+  CHECK(fs::exists(root / "BENCH.md"));
+  CHECK(run("sparseact_report --bench").code == 2);
+}

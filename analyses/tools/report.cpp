@@ -1,6 +1,9 @@
 // sparseact_report FIGURES_DIR — writes FIGURES_DIR/REPORT.md from every FIGURES_DIR/*/<name>.json:
 // one table row per check (paper, claim, statement, predicted, measured, verdict), the figures
 // under each analysis, grouped by paper (DESIGN.md, the main command).
+// sparseact_report --bench BENCH_DIR — prints one table of every speed check in BENCH_DIR/*/<name>.json
+// (benchmark, ours, peer, ratio, target, spread, verdict; the bench command's summary) and writes it to
+// BENCH_DIR/BENCH.md.
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +15,7 @@
 
 #include <sparseact/app/checks.hpp>
 #include <sparseact/core/result.hpp>
+#include <sparseact/core/stats.hpp>
 #include <sparseact/core/version.hpp>
 
 namespace fs = std::filesystem;
@@ -38,19 +42,9 @@ std::string verdict(const json& check) {
   return "**does not hold**";
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: sparseact_report FIGURES_DIR\n");
-    return 2;
-  }
-  const fs::path root = argv[1];
-  if (!fs::is_directory(root)) {
-    std::fprintf(stderr, "sparseact_report: error: %s is not a folder\n", root.c_str());
-    return 2;
-  }
-  std::map<std::string, std::map<std::string, json>> by_paper;  // paper → analysis → result
+/// Every FOLDER/*/<name>.json with checks, by name.
+std::map<std::string, json> read_results(const fs::path& root) {
+  std::map<std::string, json> out;
   for (const auto& entry : fs::directory_iterator(root)) {
     if (!entry.is_directory()) continue;
     const fs::path file = entry.path() / (entry.path().filename().string() + ".json");
@@ -61,7 +55,51 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "sparseact_report: warning: %s is not a result file; skipped\n", file.c_str());
       continue;
     }
-    by_paper[r.value("paper", "?")][r.value("analysis", entry.path().filename().string())] = r;
+    out[r.value("analysis", entry.path().filename().string())] = r;
+  }
+  return out;
+}
+
+/// The speed checks (app::speedup_at_least: a target in `tolerance`, the repeats in `detail`) as one table.
+int bench_table(const fs::path& root) {
+  std::string md = "| benchmark | check | ours (median s) | peer (median s) | ratio | target | spread | verdict |\n|---|---|---|---|---|---|---|---|\n";
+  int rows = 0;
+  for (const auto& [name, r] : read_results(root))
+    for (const auto& c : r["checks"]) {
+      const json& tol = c.value("tolerance", json());
+      const json& detail = c.value("detail", json());
+      if (!tol.is_object() || !tol.contains("target") || !detail.is_object() || !detail.contains("ours_s") || !detail.contains("peer_s")) continue;
+      const double ours = sparseact::stats::median(detail["ours_s"].get<std::vector<double>>());
+      const double peer = sparseact::stats::median(detail["peer_s"].get<std::vector<double>>());
+      md += fmt::format("| {} | {} | {:.4g} | {:.4g} | {:.3g}× | {:g}× | {:.1f}% | {} |\n", name, c.value("id", "?"), ours, peer, peer / ours,
+                        tol["target"].get<double>(), 100 * tol.value("relative_spread", 0.0), verdict(c));
+      ++rows;
+    }
+  std::fputs(md.c_str(), stdout);
+  sparseact::write_file_atomic(root / "BENCH.md", "# sparseact benchmarks\n\nRatio = median peer time / median ours; " +
+                                                     std::string("spread = the larger relative interquartile range of the two sets of repeats.\n\n") + md);
+  std::printf("sparseact_report: %d speed checks; wrote %s\n", rows, (root / "BENCH.md").c_str());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool bench = argc == 3 && std::string(argv[1]) == "--bench";
+  if (argc != 2 && !bench) {
+    std::fprintf(stderr, "usage: sparseact_report FIGURES_DIR | sparseact_report --bench BENCH_DIR\n");
+    return 2;
+  }
+  const fs::path root = argv[argc - 1];
+  if (!fs::is_directory(root)) {
+    std::fprintf(stderr, "sparseact_report: error: %s is not a folder\n", root.c_str());
+    return 2;
+  }
+  if (bench) return bench_table(root);
+  std::map<std::string, std::map<std::string, json>> by_paper;  // paper → analysis → result
+  for (auto& [name, r] : read_results(root)) {
+    const std::string paper = r.value("paper", "?");  // before the move: `=` evaluates its right side first
+    by_paper[paper][name] = std::move(r);
   }
 
   std::string md = "# sparseact verification report\n\n";
