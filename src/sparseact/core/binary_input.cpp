@@ -153,6 +153,12 @@ void decode(const unsigned char* p, std::size_t count, const Dtype& t, double* o
 
 Eigen::MatrixXd read_matrix(InputFile& file, std::uint64_t offset, const Dtype& t, Eigen::Index rows, Eigen::Index cols,
                             bool row_major) {
+  return read_matrix([&](std::uint64_t pos, void* dst, std::size_t n) { file.read(offset + pos, dst, n); }, t, rows,
+                     cols, row_major);
+}
+
+Eigen::MatrixXd read_matrix(const ByteSource& source, const Dtype& t, Eigen::Index rows, Eigen::Index cols,
+                            bool row_major) {
   Eigen::MatrixXd m(rows, cols);
   constexpr Eigen::Index chunk = 1 << 16;  // elements per read: memory stays bounded for any size
   if (m.size() == 0) return m;
@@ -162,7 +168,7 @@ Eigen::MatrixXd read_matrix(InputFile& file, std::uint64_t offset, const Dtype& 
     std::vector<unsigned char> bytes(static_cast<std::size_t>(std::min<std::uint64_t>(count, chunk)) * t.size);
     for (std::uint64_t done = 0; done < count;) {
       const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, count - done));
-      file.read(offset + done * t.size, bytes.data(), n * t.size);
+      source(done * t.size, bytes.data(), n * t.size);
       decode(bytes.data(), n, t, m.data() + done);
       done += n;
     }
@@ -179,11 +185,30 @@ Eigen::MatrixXd read_matrix(InputFile& file, std::uint64_t offset, const Dtype& 
   for (Eigen::Index r0 = 0; r0 < rows; r0 += block_rows) {
     const Eigen::Index k = std::min(block_rows, rows - r0);
     const auto n = static_cast<std::size_t>(k * cols);
-    file.read(offset + static_cast<std::uint64_t>(r0 * cols) * t.size, bytes.data(), n * t.size);
+    source(static_cast<std::uint64_t>(r0 * cols) * t.size, bytes.data(), n * t.size);
     decode(bytes.data(), n, t, values.data());
     m.middleRows(r0, k) = Eigen::Map<const RowMajor>(values.data(), k, cols);
   }
   return m;
+}
+
+bool json_nesting_within(std::string_view text, int limit) {
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth > limit) return false;
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+  }
+  return true;
 }
 
 std::pair<Eigen::Index, Eigen::Index> matrix_shape(const std::vector<std::uint64_t>& shape) {

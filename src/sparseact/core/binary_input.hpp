@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -74,8 +75,20 @@ std::uint64_t load_uint(const unsigned char* p, std::size_t n, bool big_endian);
 Eigen::MatrixXd read_matrix(InputFile& file, std::uint64_t offset, const Dtype& t, Eigen::Index rows, Eigen::Index cols,
                             bool row_major);
 
+/// Fills `n` bytes at `dst` with the array's bytes from byte `pos` of its data on. read_matrix asks
+/// for consecutive ranges in increasing order, so a source may be a stream (an inflating .npz member).
+using ByteSource = std::function<void(std::uint64_t pos, void* dst, std::size_t n)>;
+
+/// read_matrix over any source of the array's bytes (byte 0: the first element).
+Eigen::MatrixXd read_matrix(const ByteSource& source, const Dtype& t, Eigen::Index rows, Eigen::Index cols,
+                            bool row_major);
+
 /// Shapes of rank 0, 1, 2 as a matrix: a scalar is 1x1, a vector one row.
 std::pair<Eigen::Index, Eigen::Index> matrix_shape(const std::vector<std::uint64_t>& shape);
+
+/// Whether JSON `text` nests no deeper than `limit` brackets: checked before nlohmann builds a
+/// document, since a header of a million '[' would otherwise cost far more memory than the file.
+bool json_nesting_within(std::string_view text, int limit);
 
 /// The dimensions joined by `sep`.
 std::string join_dims(const std::vector<std::uint64_t>& shape, std::string_view sep);

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,7 +44,8 @@ struct PyValue {
 
 class PyLiteralParser {
  public:
-  PyLiteralParser(std::string_view text, const fs::path& file) : s_(text), file_(file) {}
+  PyLiteralParser(std::string_view text, const fs::path& file, const std::string& subject)
+      : s_(text), file_(file), subject_(subject) {}
 
   PyValue parse_document() {
     PyValue v = value(0);
@@ -56,7 +58,7 @@ class PyLiteralParser {
   static constexpr int max_depth = 16;  // numpy's headers nest 3 deep; bounds the recursion
 
   [[noreturn]] void error(std::string_view what) const {
-    fail(file_, fmt::format("malformed .npy header: {} at byte {} of the header", what, pos_));
+    fail(file_, fmt::format("{}malformed .npy header: {} at byte {} of the header", subject_, what, pos_));
   }
 
   void skip_ws() {
@@ -193,6 +195,7 @@ class PyLiteralParser {
 
   std::string_view s_;
   const fs::path& file_;
+  const std::string& subject_;
   std::size_t pos_ = 0;
 };
 
@@ -215,67 +218,79 @@ std::string describe_numpy_type(std::string_view d) {
   }
 }
 
-Dtype parse_npy_descr(const fs::path& file, const std::string& descr) {
-  std::string_view d = descr;
+// The element type of float16/32/64 descrs; nothing for any other.
+std::optional<Dtype> npy_float_dtype(std::string_view d) {
   bool big_endian = std::endian::native == std::endian::big;  // '=' and '|' mean native order
   if (!d.empty() && std::string_view("<>=|").find(d.front()) != std::string_view::npos) {
     if (d.front() == '<') big_endian = false;
     if (d.front() == '>') big_endian = true;
     d.remove_prefix(1);
   }
-  if (d == "f4") return {Scalar::f32, big_endian, 4, "float32"};
-  if (d == "f8") return {Scalar::f64, big_endian, 8, "float64"};
-  fail(file, fmt::format("unsupported dtype {} ({}); only float32 and float64 arrays can be loaded "
-                         "(convert with a.astype(numpy.float64))",
-                         quote_name(descr), describe_numpy_type(d)));
+  if (d == "f2" || d == "e") return Dtype{Scalar::f16, big_endian, 2, "float16"};
+  if (d == "f4") return Dtype{Scalar::f32, big_endian, 4, "float32"};
+  if (d == "f8") return Dtype{Scalar::f64, big_endian, 8, "float64"};
+  return std::nullopt;
 }
 
-struct NpyHeader {
-  Dtype dtype;
-  bool fortran_order = false;
-  std::vector<uint64_t> shape;
-  std::string shape_text;  // Python's spelling, for messages
-  uint64_t data_offset = 0;
-};
+// Bytes per element where the descr states them ('<i8', '|b1', '<U5' (UCS-4), '<M8[ns]'), so the
+// data size of arrays we do not load is still checked. Object arrays are pickles: no size.
+std::optional<uint64_t> npy_item_size(std::string_view d) {
+  if (!d.empty() && std::string_view("<>=|").find(d.front()) != std::string_view::npos) d.remove_prefix(1);
+  if (d == "?") return 1;
+  if (d.size() < 2 || std::string_view("biufcSaUVMm").find(d.front()) == std::string_view::npos) return std::nullopt;
+  const char code = d.front();
+  d.remove_prefix(1);
+  if ((code == 'M' || code == 'm') && d.find('[') != std::string_view::npos) d = d.substr(0, d.find('['));
+  if (d.empty() || d.size() > 9 || !std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return std::nullopt;
+  const auto n = static_cast<uint64_t>(std::stoull(std::string(d)));
+  return code == 'U' ? 4 * n : n;
+}
 
-NpyHeader read_npy_header(InputFile& file) {
-  const fs::path& path = file.path();
+}  // namespace
+
+NpyHeader read_npy_header(const fs::path& path, const std::string& subject, uint64_t size, const ByteSource& read) {
   static constexpr std::string_view magic = "\x93NUMPY";
-  const uint64_t size = file.size();
+  const auto fail = [&](std::string_view what) { io::fail(path, subject + std::string(what)); };
+  const auto read_string = [&](uint64_t offset, std::size_t n) {
+    std::string s(n, '\0');
+    read(offset, s.data(), n);
+    return s;
+  };
 
-  const std::string start = file.read_string(0, static_cast<std::size_t>(std::min<uint64_t>(size, 12)));
+  const std::string start = read_string(0, static_cast<std::size_t>(std::min<uint64_t>(size, 12)));
   const std::size_t have = std::min(start.size(), magic.size());
   if (std::string_view(start).substr(0, have) != magic.substr(0, have))
-    fail(path, "not a .npy file (bad magic; expected \\x93NUMPY)");
-  if (start.size() < 10) fail(path, fmt::format("truncated .npy file ({} bytes)", size));
+    fail("not a .npy file (bad magic; expected \\x93NUMPY)");
+  if (start.size() < 10) fail(fmt::format("truncated .npy file ({} bytes)", size));
   const int major = static_cast<unsigned char>(start[6]);
   const int minor = static_cast<unsigned char>(start[7]);
   if (major < 1 || major > 3 || minor != 0)
-    fail(path, fmt::format("unsupported .npy format version {}.{} (1.0, 2.0 and 3.0 are known)", major, minor));
+    fail(fmt::format("unsupported .npy format version {}.{} (1.0, 2.0 and 3.0 are known)", major, minor));
   // Version 1.0 stores the header length in 2 bytes, later versions in 4.
   const std::size_t len_bytes = major == 1 ? 2 : 4;
   const uint64_t prefix = 8 + len_bytes;
-  if (size < prefix) fail(path, fmt::format("truncated .npy file ({} bytes)", size));
+  if (size < prefix) fail(fmt::format("truncated .npy file ({} bytes)", size));
   const auto* lp = reinterpret_cast<const unsigned char*>(start.data()) + 8;
   const uint64_t header_len = load_uint(lp, len_bytes, false);
   if (header_len > size - prefix)
-    fail(path, fmt::format("truncated header: header length {} exceeds the {} bytes after the prefix", header_len,
+    fail(fmt::format("truncated header: header length {} exceeds the {} bytes after the prefix", header_len,
                            size - prefix));
   // numpy itself refuses headers over 10000 bytes by default; ours hold three keys.
   constexpr uint64_t max_header = 1 << 20;
   if (header_len > max_header)
-    fail(path, fmt::format("header length {} is implausibly large (limit {} bytes)", header_len, max_header));
+    fail(fmt::format("header length {} is implausibly large (limit {} bytes)", header_len, max_header));
 
-  const std::string text = file.read_string(prefix, static_cast<std::size_t>(header_len));
-  const PyValue dict = PyLiteralParser(text, path).parse_document();
-  if (dict.kind != PyValue::Kind::dict) fail(path, "malformed .npy header: not a dictionary");
+  const std::string text = read_string(prefix, static_cast<std::size_t>(header_len));
+  const PyValue dict = PyLiteralParser(text, path, subject).parse_document();
+  if (dict.kind != PyValue::Kind::dict) fail("malformed .npy header: not a dictionary");
 
   const PyValue* descr = nullptr;
   const PyValue* fortran = nullptr;
   const PyValue* shape = nullptr;
   for (std::size_t i = 0; i + 1 < dict.items.size(); i += 2) {
     const PyValue& key = dict.items[i];
-    if (key.kind != PyValue::Kind::string) fail(path, "malformed .npy header: a key is not a string");
+    if (key.kind != PyValue::Kind::string) fail("malformed .npy header: a key is not a string");
     // Unknown keys are ignored (numpy rejects them; no file numpy writes has any); for repeated
     // keys the last wins, as in Python.
     if (key.text == "descr") descr = &dict.items[i + 1];
@@ -283,25 +298,29 @@ NpyHeader read_npy_header(InputFile& file) {
     if (key.text == "shape") shape = &dict.items[i + 1];
   }
   if (!descr || !fortran || !shape)
-    fail(path, fmt::format("malformed .npy header: missing key '{}'",
+    fail(fmt::format("malformed .npy header: missing key '{}'",
                            !descr ? "descr" : !fortran ? "fortran_order" : "shape"));
 
   NpyHeader h{};
-  if (descr->kind == PyValue::Kind::list)
-    fail(path, "unsupported dtype: structured (record) arrays cannot be loaded as a matrix");
-  if (descr->kind != PyValue::Kind::string) fail(path, "malformed .npy header: 'descr' is not a string");
-  h.dtype = parse_npy_descr(path, descr->text);
+  if (descr->kind == PyValue::Kind::list) {
+    h.descr = "structured";  // a record dtype: a list of (name, type) fields
+  } else {
+    if (descr->kind != PyValue::Kind::string) fail("malformed .npy header: 'descr' is not a string");
+    h.descr = descr->text;
+    h.dtype = npy_float_dtype(h.descr);
+    h.item_size = npy_item_size(h.descr);
+  }
 
   if (fortran->kind != PyValue::Kind::boolean)
-    fail(path, "malformed .npy header: 'fortran_order' is not True or False");
+    fail("malformed .npy header: 'fortran_order' is not True or False");
   h.fortran_order = fortran->flag;
 
-  if (shape->kind != PyValue::Kind::tuple) fail(path, "malformed .npy header: 'shape' is not a tuple");
+  if (shape->kind != PyValue::Kind::tuple) fail("malformed .npy header: 'shape' is not a tuple");
   for (const PyValue& d : shape->items) {
-    if (d.kind != PyValue::Kind::integer) fail(path, "malformed .npy header: 'shape' holds a non-integer");
-    if (d.too_big) fail(path, "malformed .npy header: a dimension of 'shape' exceeds 64 bits");
+    if (d.kind != PyValue::Kind::integer) fail("malformed .npy header: 'shape' holds a non-integer");
+    if (d.too_big) fail("malformed .npy header: a dimension of 'shape' exceeds 64 bits");
     if (d.negative && d.magnitude != 0)
-      fail(path, fmt::format("malformed .npy header: negative dimension -{} in 'shape'", d.magnitude));
+      fail(fmt::format("malformed .npy header: negative dimension -{} in 'shape'", d.magnitude));
     h.shape.push_back(d.magnitude);
   }
   // (fmt::format: GCC 12 warns falsely (-Wrestrict) on a string assigned and then appended to.)
@@ -310,28 +329,42 @@ NpyHeader read_npy_header(InputFile& file) {
   return h;
 }
 
-}  // namespace
+void check_npy_data_size(const fs::path& path, const std::string& subject, const NpyHeader& h, uint64_t size) {
+  const auto fail = [&](std::string_view what) { io::fail(path, subject + std::string(what)); };
+  if (!h.item_size) return;  // object arrays: pickled, any length
+  const std::string type = h.dtype ? h.dtype->name : printable(h.descr, 20);
+  const auto expected = checked_product(h.shape, *h.item_size);
+  const uint64_t available = size - h.data_offset;
+  const std::string promise =
+      fmt::format("header promises {} {}", h.shape.empty() ? std::string("scalar") : join_dims(h.shape, "x"), type);
+  if (!expected) fail(fmt::format("shape {} is too large: {} needs more than 2^64 bytes", h.shape_text, type));
+  if (*expected > available)
+    fail(fmt::format("truncated data: {} ({} bytes), file has {} bytes after the header", promise, *expected,
+                     available));
+  // numpy would ignore extra bytes; a mismatch more likely means a header that lies.
+  if (*expected < available)
+    fail(fmt::format("{} unexpected bytes after the data: {} ({} bytes), file has {} bytes after the header",
+                     available - *expected, promise, *expected, available));
+}
 
 Eigen::MatrixXd load_npy(const std::filesystem::path& path) {
   InputFile file(path);
-  const NpyHeader h = read_npy_header(file);
+  const NpyHeader h = read_npy_header(path, "", file.size(),
+                                      [&](uint64_t pos, void* dst, std::size_t n) { file.read(pos, dst, n); });
+  // float16 loads through core/checkpoint.hpp; this reader keeps to the two types --weights documents.
+  if (h.descr == "structured")
+    fail(path, "unsupported dtype: structured (record) arrays cannot be loaded as a matrix");
+  if (!h.dtype || h.dtype->scalar == Scalar::f16) {
+    std::string_view d = h.descr;
+    if (!d.empty() && std::string_view("<>=|").find(d.front()) != std::string_view::npos) d.remove_prefix(1);
+    fail(path, fmt::format("unsupported dtype {} ({}); only float32 and float64 arrays can be loaded "
+                           "(convert with a.astype(numpy.float64))",
+                           quote_name(h.descr), describe_numpy_type(d)));
+  }
   check_matrix_shape(path, "array", h.shape, h.shape_text);
-  const auto expected = checked_product(h.shape, h.dtype.size);
-  const uint64_t available = file.size() - h.data_offset;
-  const std::string promise =
-      fmt::format("header promises {} {}", h.shape.empty() ? std::string("scalar") : join_dims(h.shape, "x"),
-                  h.dtype.name);
-  if (!expected)
-    fail(path, fmt::format("shape {} is too large: {} needs more than 2^64 bytes", h.shape_text, h.dtype.name));
-  if (*expected > available)
-    fail(path, fmt::format("truncated data: {} ({} bytes), file has {} bytes after the header", promise, *expected,
-                           available));
-  // numpy would ignore extra bytes; a mismatch more likely means a header that lies.
-  if (*expected < available)
-    fail(path, fmt::format("{} unexpected bytes after the data: {} ({} bytes), file has {} bytes after the header",
-                           available - *expected, promise, *expected, available));
+  check_npy_data_size(path, "", h, file.size());
   const auto [rows, cols] = matrix_shape(h.shape);
-  return read_matrix(file, h.data_offset, h.dtype, rows, cols, !h.fortran_order);
+  return read_matrix(file, h.data_offset, *h.dtype, rows, cols, !h.fortran_order);
 }
 
 void save_npy(const std::filesystem::path& path, const Eigen::MatrixXd& m) {

@@ -27,18 +27,7 @@ using std::uint64_t;
 // .safetensors: u64 little-endian header size N, N bytes of JSON, then the byte buffer that the
 // tensors' data_offsets index.
 
-struct TensorEntry {
-  std::string name;
-  std::string dtype;
-  std::vector<uint64_t> shape;
-  uint64_t begin = 0, end = 0;
-};
-
-struct SafetensorsHeader {
-  uint64_t buffer_start = 0;
-  uint64_t buffer_size = 0;
-  std::vector<TensorEntry> tensors;  // header order, "__metadata__" excluded
-};
+using TensorEntry = SafetensorsEntry;
 
 // Bytes per element of the dtypes the format defines, loadable or not: knowing them lets us
 // validate every entry of a checkpoint, not just the one asked for. 0: unknown (newer) dtype.
@@ -52,27 +41,6 @@ std::size_t safetensors_dtype_size(std::string_view dtype) {
 
 std::string shape_list(const std::vector<uint64_t>& shape) { return fmt::format("[{}]", join_dims(shape, ", ")); }
 
-// Rejects JSON nested deeper than a safetensors header ever is, before nlohmann builds it: a
-// header of a million '[' would otherwise cost far more memory than the file.
-bool json_nesting_within(std::string_view text, int limit) {
-  int depth = 0;
-  bool in_string = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '{' || c == '[') {
-      if (++depth > limit) return false;
-    } else if (c == '}' || c == ']') {
-      --depth;
-    }
-  }
-  return true;
-}
-
 uint64_t json_uint(const fs::path& path, const std::string& tensor, const char* field,
                    const nlohmann::ordered_json& v) {
   if (v.is_number_unsigned()) return v.get<uint64_t>();
@@ -81,6 +49,8 @@ uint64_t json_uint(const fs::path& path, const std::string& tensor, const char* 
     fail(path, fmt::format("tensor {}: negative value {} in {}", quote_name(tensor), v.get<std::int64_t>(), field));
   fail(path, fmt::format("tensor {}: {} must hold non-negative integers", quote_name(tensor), field));
 }
+
+}  // namespace
 
 SafetensorsHeader read_safetensors_header(InputFile& file) {
   const fs::path& path = file.path();
@@ -149,8 +119,34 @@ SafetensorsHeader read_safetensors_header(InputFile& file) {
   if (buffer_end != h.buffer_size)
     fail(path, fmt::format("{} bytes of data after the last tensor (which ends at offset {})",
                            h.buffer_size - buffer_end, buffer_end));
+  // Two tensors sharing bytes would make writing one silently change the other, and the format
+  // forbids it. Sorted by begin, an overlap shows as a tensor starting before the furthest end so
+  // far. Empty tensors hold no bytes and overlap nothing.
+  std::vector<const TensorEntry*> by_begin;
+  for (const TensorEntry& t : h.tensors)
+    if (t.end > t.begin) by_begin.push_back(&t);
+  std::stable_sort(by_begin.begin(), by_begin.end(),
+                   [](const TensorEntry* a, const TensorEntry* b) { return a->begin < b->begin; });
+  const TensorEntry* furthest = nullptr;
+  for (const TensorEntry* t : by_begin) {
+    if (furthest && t->begin < furthest->end)
+      fail(path, fmt::format("tensors {} (data_offsets [{}, {}]) and {} (data_offsets [{}, {}]) overlap",
+                             quote_name(furthest->name), furthest->begin, furthest->end, quote_name(t->name),
+                             t->begin, t->end));
+    if (!furthest || t->end > furthest->end) furthest = t;
+  }
   return h;
 }
+
+std::optional<Dtype> safetensors_dtype(std::string_view dtype) {
+  if (dtype == "F32") return Dtype{Scalar::f32, false, 4, "F32"};
+  if (dtype == "F64") return Dtype{Scalar::f64, false, 8, "F64"};
+  if (dtype == "F16") return Dtype{Scalar::f16, false, 2, "F16"};
+  if (dtype == "BF16") return Dtype{Scalar::bf16, false, 2, "BF16"};
+  return std::nullopt;
+}
+
+namespace {
 
 std::vector<std::string> names_of(const SafetensorsHeader& h) {
   std::vector<std::string> names;
@@ -162,11 +158,7 @@ std::vector<std::string> names_of(const SafetensorsHeader& h) {
 Eigen::MatrixXd load_tensor(InputFile& file, const SafetensorsHeader& h, const TensorEntry& t) {
   const fs::path& path = file.path();
   const std::string who = fmt::format("tensor {}", quote_name(t.name));
-  std::optional<Dtype> dtype;
-  if (t.dtype == "F32") dtype = Dtype{Scalar::f32, false, 4, "F32"};
-  if (t.dtype == "F64") dtype = Dtype{Scalar::f64, false, 8, "F64"};
-  if (t.dtype == "F16") dtype = Dtype{Scalar::f16, false, 2, "F16"};
-  if (t.dtype == "BF16") dtype = Dtype{Scalar::bf16, false, 2, "BF16"};
+  const std::optional<Dtype> dtype = safetensors_dtype(t.dtype);
   if (!dtype)
     fail(path, fmt::format("{} has dtype {}; only F32, F64, F16 and BF16 tensors can be loaded", who,
                            printable(t.dtype, 20)));
