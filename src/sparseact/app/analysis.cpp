@@ -1,6 +1,8 @@
 #include <sparseact/app/analysis.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <thread>
 #include <charconv>
 #include <system_error>
 #include <chrono>
@@ -401,13 +403,28 @@ int Analysis::write_outputs() {
     std::string plot_error;
     plot::RenderOptions options;
     options.pdf = common.pdf;
-    for (const auto& fig : figures) {
-      try {
-        for (auto& file : plot::render(fig, dir, options)) result.figures.push_back(file);
-      } catch (const PlotError& e) {
-        plot_error = e.what();
-        break;
+    // Each figure is one gnuplot process: an analysis with dozens of figures (checkpoint_spectra's ESDs)
+    // renders them side by side on --threads workers; the list of files keeps the figures' order.
+    std::vector<std::vector<std::string>> rendered(figures.size());
+    std::vector<std::string> errors(figures.size());
+    std::atomic<std::size_t> next{0};
+    const auto worker = [&] {
+      for (std::size_t i; (i = next++) < figures.size();) {
+        try {
+          rendered[i] = plot::render(figures[i], dir, options);
+        } catch (const PlotError& e) {
+          errors[i] = e.what();
+        }
       }
+    };
+    const int workers = static_cast<int>(std::min<std::size_t>(figures.size(), std::max(1, common.threads > 0 ? common.threads : omp_get_max_threads())));
+    std::vector<std::thread> pool;
+    for (int w = 1; w < workers; ++w) pool.emplace_back(worker);
+    worker();
+    for (std::thread& t : pool) t.join();
+    for (std::size_t i = 0; i < figures.size(); ++i) {
+      if (plot_error.empty()) plot_error = errors[i];
+      for (auto& file : rendered[i]) result.figures.push_back(file);
     }
     result.files.insert(result.files.end(), result.figures.begin(), result.figures.end());
     if (!plot_error.empty()) result.data["figure_error"] = plot_error;
