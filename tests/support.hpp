@@ -52,6 +52,7 @@ inline const AnalysisUnderTest kAnalyses[] = {
     {"parrots_length2", "--scale quick --V-max-exhaustive 4 --V 16,64 --graphs 100 --n-max 4 --instances 100 --n 16", false},
     {"parrots_phonebook", "--scale quick --dense-widths 8,12,16 --moe-widths 8 --experts 4 --sizes 4,8 --epochs 5 --queries 8", false},
     {"parrots_memorize", "--scale quick --n 128,256,512 --draws 2 --max-points 128 --dense-max-n 256", false},
+    {"checkpoint_spectra", "--synthetic-blocks 2 --synthetic-d 32 --esd-figures 2", true},
     {"parrots_shortest_path", "--scale quick --vertices 6 --train 40 --test 8 --epochs 1 --dense-widths 8,12,16 --moe-widths 8 --experts 2,4,8", false},
 };
 

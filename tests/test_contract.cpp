@@ -117,6 +117,14 @@ const OwnCase kOwnBadInput[] = {
     {"parrots_shortest_path", "--heads 3"},     // 3 heads do not divide the widths 8, 12, 16
     {"parrots_shortest_path", "--lr 0"},
     {"parrots_shortest_path", "--mean-length 0.5"},
+    {"checkpoint_spectra", "/nonexistent/model.safetensors"},
+    {"checkpoint_spectra", "--match 'no_such_layer'"},       // a regex that matches nothing
+    {"checkpoint_spectra", "--match '('"},                   // not a regex
+    {"checkpoint_spectra", "--min-dim 1000"},                // no tensor that large: no layer
+    {"checkpoint_spectra", "--compare /nonexistent/b.safetensors"},  // --compare needs PATH
+    {"checkpoint_spectra", "--conv fold"},
+    {"checkpoint_spectra", "--mlp-input '['"},
+    {"checkpoint_spectra", "--mp-level nan"},
 };
 
 const AnalysisUnderTest& find(const std::string& name) {
