@@ -42,7 +42,8 @@ const char* kMlpInput = R"((intermediate\.dense|mlp\.(fc1|c_fc|up_proj|gate_proj
 Record spectrum_item(const ModelLayers& model, std::size_t i, Device device) {
   const Eigen::MatrixXd W = model.load(i);
   Eigen::VectorXd gram;
-  if (!W.allFinite()) gram = Eigen::VectorXd::Constant(std::min(W.rows(), W.cols()), NAN);
+  if (!W.allFinite()) gram = Eigen::VectorXd::Constant(std::min(W.rows(), W.cols()), NAN);  // reported as non_finite
+  else if ((W.array() == 0).all()) gram = Eigen::VectorXd::Zero(std::min(W.rows(), W.cols()));  // all_zero, not an error
   else if (device != Device::cpu) gram = kkt_spectra({W}, device)[0].gram;
   else {
     const ScopedBlasThreads serial(1);

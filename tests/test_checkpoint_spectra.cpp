@@ -69,7 +69,8 @@ W = (rng.standard_normal((96, 48)) * 0.05).astype(np.float32)
 C = (rng.standard_normal((40, 36, 3, 3)) * 0.1).astype(np.float32)
 Q = (rng.standard_normal((64, 64)) * 0.02).astype(np.float32)
 tensors = [('enc.layer.0.mlp.fc1.weight', W), ('enc.layer.0.mlp.fc1.bias', np.zeros(96, np.float32)),
-           ('conv.weight', C), ('enc.layer.10.attn.q.weight', Q), ('step', np.array([3], np.int64))]
+           ('conv.weight', C), ('enc.layer.10.attn.q.weight', Q), ('step', np.array([3], np.int64)),
+           ('zero.weight', np.zeros((40, 40), np.float32))]
 write(OUT + '/model.safetensors', tensors)
 write(OUT + '/scaled.safetensors', [(n, a * 2 if a.dtype == np.float32 else a) for n, a in tensors])
 def stats(M):
@@ -173,10 +174,12 @@ TEST_CASE("checkpoint_spectra on a numpy-written checkpoint: quantities equal nu
   REQUIRE((r.code == 0 || r.code == 3));
   CHECK(r.output.find("peak memory:") != std::string::npos);
   const auto csv = read_csv(out / "layers.csv");
-  REQUIRE(csv.size() == 1 + 11);  // conv[0,0] … conv[2,2], enc.layer.0.mlp.fc1, enc.layer.10.attn.q (natural order)
+  REQUIRE(csv.size() == 1 + 12);  // conv[0,0] … conv[2,2], enc.layer.0.mlp.fc1, enc.layer.10.attn.q, zero (natural order)
   CHECK(csv[1][0] == "conv.weight[0,0]");
   CHECK(csv[10][0] == "enc.layer.0.mlp.fc1.weight");
   CHECK(csv[11][0] == "enc.layer.10.attn.q.weight");
+  CHECK(csv[12][0] == "zero.weight");
+  CHECK(csv[12][3] == "all_zero");  // a degenerate layer is a row of the table, not an error
   // Reference order: W, the 9 slices (k, l), Q.
   const std::size_t ref_row[] = {10, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11};
   for (std::size_t k = 0; k < 11; ++k) {
@@ -189,7 +192,7 @@ TEST_CASE("checkpoint_spectra on a numpy-written checkpoint: quantities equal nu
   }
   const auto j = read_json(out / "checkpoint_spectra.json");
   CHECK(j["data"]["skipped"].size() == 2);  // the bias (1-D) and the I64 step counter
-  CHECK(j["data"]["layers"].size() == 11);
+  CHECK(j["data"]["layers"].size() == 12);
   bool has_section84 = false;
   for (const auto& c : j["checks"]) has_section84 |= c["id"] == "section84_within_300";
   CHECK(has_section84);  // enc.layer.0.mlp.fc1 is an MLP input layer
@@ -210,8 +213,8 @@ TEST_CASE("checkpoint_spectra on a numpy-written checkpoint: quantities equal nu
                      " --esd-figures 0 --out " + out3.string());
   REQUIRE((r3.code == 0 || r3.code == 3));
   const auto cmp = read_csv(out3 / "compare.csv");
-  REQUIRE(cmp.size() == 12);
-  for (std::size_t row = 1; row < cmp.size(); ++row) {
+  REQUIRE(cmp.size() == 13);
+  for (std::size_t row = 1; row < cmp.size() - 1; ++row) {  // the last, the zero layer, has no logarithms
     CHECK(column(cmp, row, "log10_lambda_max_diff") == Approx(std::log10(4.0)).epsilon(1e-12));
     CHECK(std::abs(column(cmp, row, "stable_rank_diff")) <= 1e-9);
     CHECK(std::abs(column(cmp, row, "alpha_diff")) <= 1e-9);
@@ -232,6 +235,7 @@ TEST_CASE("checkpoint_spectra: bad checkpoints exit 2 with one line naming the f
                                   "conv.weight": "model-00001-of-00002.safetensors",
                                   "enc.layer.10.attn.q.weight": "model-00001-of-00002.safetensors",
                                   "step": "model-00001-of-00002.safetensors",
+                                  "zero.weight": "model-00001-of-00002.safetensors",
                                   "b.weight": "model-00002-of-00002.safetensors"}})");
   fs::copy_file(dir / "model.safetensors", dir / "sharded" / "model-00001-of-00002.safetensors");
   for (const auto& [path, names] : std::vector<std::pair<fs::path, std::string>>{
