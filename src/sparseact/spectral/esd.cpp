@@ -17,8 +17,10 @@ double ks_distance(const Eigen::VectorXd& eigenvalues, const MarchenkoPastur& la
     std::size_t j = i;
     while (j < x.size() && x[j] == x[i]) ++j;
     const double v = x[i];
-    const double F_left = v > 0 ? law.cdf(v) : 0.0;  // F(v−): the atom sits at 0
+    // F(v−): the atom sits at 0, and F is continuous elsewhere, so F(v−) = F(v) for v > 0 (one
+    // evaluation of the quadrature per distinct eigenvalue, not two).
     const double F_right = law.cdf(v);
+    const double F_left = v > 0 ? F_right : 0.0;
     d = std::max({d, std::abs(static_cast<double>(i) / n - F_left), std::abs(static_cast<double>(j) / n - F_right)});
     i = j;
   }

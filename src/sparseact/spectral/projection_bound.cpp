@@ -107,14 +107,22 @@ Eigen::MatrixXd sample_eta(const Eigen::MatrixXd& K, EtaSource source, Eigen::In
   fill_random(X.data(), static_cast<std::size_t>(X.size()), Distribution::normal, 1.0, seed, stream_id(stream, 2));
   fill_random(T.data(), static_cast<std::size_t>(T.size()), Distribution::normal, 1.0, seed, stream_id(stream, 3));
   for (Eigen::Index j = 0; j < samples; ++j) X.col(j) *= std::sqrt(static_cast<double>(d)) / X.col(j).norm();
-  const Eigen::MatrixXd H = K * X;                                 // pre-activations h = K x
+  // Every n × samples intermediate is formed in place (at paper scale each is 49 MB, a fresh
+  // allocation and its page faults): h becomes ReLU(h), whose sign is h's (h > 0 ⇔ max(h, 0) > 0),
+  // and g becomes η. The arithmetic is that of V·max(H, 0), Vᵀ(Y − T) and G ⊙ 1[H > 0] term for
+  // term, so the bits are too (tests/test_spectral_speed.cpp pins this against the plain formulas).
+  Eigen::MatrixXd R = K * X;                                       // pre-activations h = K x
   const Eigen::MatrixXd& V = readout();
   if (V.rows() != d || V.cols() != n)
     throw std::invalid_argument(fmt::format("sample_eta: readout V is {}x{}, expected {}x{}", V.rows(), V.cols(), d, n));
-  const Eigen::MatrixXd Y = V * H.cwiseMax(0.0);                   // y = V ReLU(h)
-  const Eigen::MatrixXd G = V.transpose() * (Y - T);               // g_α = ∂ℓ/∂α
-  // η = g_α ⊙ γ with γ = σ'(h) = 1[h > 0] for ReLU, in one pass (γ never stored).
-  return G.cwiseProduct((H.array() > 0).cast<double>().matrix());
+  R = R.cwiseMax(0.0);                                             // ReLU(h), elementwise in place
+  Eigen::MatrixXd Y = V * R;                                       // y = V ReLU(h)
+  Y -= T;                                                          // y − t
+  Eigen::MatrixXd eta = V.transpose() * Y;                         // g_α = ∂ℓ/∂α
+  // η = g_α ⊙ γ with γ = σ'(h) = 1[h > 0] for ReLU: a product with 1.0 or 0.0, as before (so a
+  // negative g_α masked out stays −0.0), γ never stored.
+  eta.array() *= (R.array() > 0).cast<double>();
+  return eta;
 }
 
 EtaSource parse_eta_source(const std::string& name) {
