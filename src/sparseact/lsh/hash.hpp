@@ -50,8 +50,8 @@ using SignCodes = Eigen::Matrix<std::uint64_t, Eigen::Dynamic, Eigen::Dynamic>; 
 /// How the CPU computes the projections W X. Both give the same codes: the exact signs of wᵀx + c.
 enum class HashPrecision {
   float64,            ///< dgemm on the float64 points (the default)
-  float32_certified,  ///< sgemm on float32 copies of W and X (as FAISS hashes); a bit whose float32 projection lies
-                      ///< within float32's rounding of 0 is recomputed from the float64 values
+  float32_certified,  ///< sgemm on float32 copies of W and X (as FAISS hashes; float32 X as it is); a bit whose float32
+                      ///< projection lies within float32's rounding of 0 is recomputed from the float64 values
 };
 
 struct HashOptions {
@@ -81,6 +81,16 @@ struct HashStats {
 /// do not apply there and stats stays zero but for `points`.
 SignCodes hash(const HyperplaneLsh& lsh, const Eigen::MatrixXd& X, Device device = Device::cpu);
 SignCodes hash(const HyperplaneLsh& lsh, const Eigen::MatrixXd& X, const HashOptions& options, HashStats* stats = nullptr,
+               Device device = Device::cpu);
+
+/// Float32 points (as FAISS takes them), hashed without a float64 copy of X: the codes of
+/// hash(lsh, X.cast<double>(), options), bit for bit (a float32 value promoted to float64 is exact, and
+/// the bits are exact signs). With HashPrecision::float32_certified each block goes to sgemm as it is
+/// and a bit within float32's rounding of 0 is recomputed from the point promoted to float64 (stats
+/// counts them); with float64 each block is promoted into a cache-sized buffer and hashed by dgemm.
+/// The options are not defaulted: `hash(lsh, expr)` with an Eigen expression stays the float64 call.
+/// On the GPU, X is promoted to float64 and hashed as above.
+SignCodes hash(const HyperplaneLsh& lsh, const Eigen::MatrixXf& X, const HashOptions& options, HashStats* stats = nullptr,
                Device device = Device::cpu);
 
 }  // namespace sparseact::lsh
