@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
-#include <mutex>
 #include <stdexcept>
 #include <vector>
 
@@ -21,16 +19,6 @@ namespace {
 
 constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 constexpr std::size_t min_values = 4;
-
-/// F₁⁻¹(p) costs a root search over Fredholm determinants (tens of ms): one per level per process.
-double tw_quantile_memo(double p) {
-  static std::mutex mutex;
-  static std::map<double, double> memo;
-  std::lock_guard<std::mutex> lock(mutex);
-  auto it = memo.find(p);
-  if (it == memo.end()) it = memo.emplace(p, tracy_widom1_quantile(p)).first;
-  return it->second;
-}
 
 void check_shape(Eigen::Index N, Eigen::Index M, const MpFitOptions& options) {
   if (N < 1 || M < 1) throw std::invalid_argument(fmt::format("Marchenko–Pastur fit: shape {}×{} is empty", N, M));
@@ -159,7 +147,7 @@ double marchenko_pastur_cdf(double x, double c, double sigma2) {
 double tw_spike_threshold_unit(Eigen::Index N, Eigen::Index M, double level) {
   const double big = static_cast<double>(std::max(N, M)), small = static_cast<double>(std::min(N, M));
   const WishartEdges e = wishart_edges(big, small);
-  return e.mu_max + e.sigma_max * tw_quantile_memo(1.0 - level);
+  return e.mu_max + e.sigma_max * tracy_widom1_quantile(1.0 - level);
 }
 
 MpComparison marchenko_pastur_own(const Eigen::VectorXd& eigenvalues, Eigen::Index N, Eigen::Index M,

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <mutex>
 #include <stdexcept>
 
 #include <Eigen/Dense>
@@ -55,14 +57,33 @@ double tracy_widom1_cdf(double s) {
   return std::clamp(A.partialPivLu().determinant(), 0.0, 1.0);
 }
 
-double tracy_widom1_quantile(double p) {
-  if (!(p > 0 && p < 1)) throw std::invalid_argument(fmt::format("Tracy–Widom quantile: p must be in (0, 1), got {}", p));
+namespace {
+
+/// F₁⁻¹(p) by TOMS 748 on the CDF above.
+double quantile_uncached(double p) {
   auto f = [p](double s) { return tracy_widom1_cdf(s) - p; };
   double lo = -10, hi = 10;
   if (f(lo) > 0 || f(hi) < 0) throw std::invalid_argument(fmt::format("Tracy–Widom quantile: p = {} too extreme", p));
   boost::uintmax_t iterations = 100;
   auto [a, b] = boost::math::tools::toms748_solve(f, lo, hi, boost::math::tools::eps_tolerance<double>(40), iterations);
   return 0.5 * (a + b);
+}
+
+}  // namespace
+
+double tracy_widom1_quantile(double p) {
+  if (!(p > 0 && p < 1)) throw std::invalid_argument(fmt::format("Tracy–Widom quantile: p must be in (0, 1), got {}", p));
+  // A quantile costs ~15 determinants of 120 × 120 Airy kernels (milliseconds); callers ask for the same
+  // few levels again and again (every layer of a checkpoint, every shape of a sweep): remember them.
+  static std::mutex mutex;
+  static std::map<double, double> memo;
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (const auto it = memo.find(p); it != memo.end()) return it->second;
+  }
+  const double q = quantile_uncached(p);
+  const std::lock_guard<std::mutex> lock(mutex);
+  return memo.emplace(p, q).first->second;
 }
 
 WishartEdges wishart_edges(double N, double P) {

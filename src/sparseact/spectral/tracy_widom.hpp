@@ -10,7 +10,7 @@ namespace sparseact::spectral {
 
 /// F₁(s) = P(TW₁ ≤ s).
 double tracy_widom1_cdf(double s);
-/// s with F₁(s) = p, for p ∈ (0, 1).
+/// s with F₁(s) = p, for p ∈ (0, 1); remembered per p for the process (thread-safe).
 double tracy_widom1_quantile(double p);
 
 /// Centring and scale of the extreme eigenvalues of W = XᵀX, X ∈ R^{N×P} with i.i.d. N(0, 1)
