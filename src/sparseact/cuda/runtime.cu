@@ -1,5 +1,5 @@
+// The CUDA runtime's side of cuda/runtime.hpp, inside libsparseact_cuda.so (cuda/module_api.hpp).
 #include <sparseact/cuda/runtime.hpp>
-#include <sparseact/core/device.hpp>
 
 #include <cuda_runtime.h>
 
@@ -37,7 +37,3 @@ void bind_thread() noexcept {
 int selected_device() noexcept { return g_selected < 0 ? 0 : g_selected; }
 
 }  // namespace sparseact::cuda
-
-namespace sparseact {
-bool cuda_device_present() noexcept { return cuda::device_count() > 0; }
-}  // namespace sparseact

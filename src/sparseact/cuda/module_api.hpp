@@ -1,0 +1,34 @@
+#pragma once
+// The CUDA kernels live in a module of their own, libsparseact_cuda.so, which libsparseact opens on
+// first use (cuda/dispatch.cpp): a process that never touches a GPU never loads cuBLAS, cuSOLVER and
+// the CUDA runtime, whose loading and static set-up cost every analysis ~0.1 s and ~260 MB of resident
+// memory. The module hands libsparseact this table of its entry points; both sides are built together
+// by the same compiler, so the C++ signatures are the contract. Host-only: no CUDA header here.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include <sparseact/cuda/comet_forward.hpp>
+
+namespace sparseact::cuda {
+
+struct ModuleApi {
+  int (*device_count)() noexcept;
+  std::string (*device_name)();
+  void (*select_device)(int);
+  void (*bind_thread)() noexcept;
+  int (*selected_device)() noexcept;
+  std::vector<Eigen::VectorXd> (*gram_eigenvalues)(const std::vector<Eigen::MatrixXd>&);
+  Eigen::Matrix<std::int32_t, Eigen::Dynamic, Eigen::Dynamic> (*lsh_euclidean_codes)(const Eigen::MatrixXd&, const Eigen::VectorXd&,
+                                                                                      double, const Eigen::MatrixXd&);
+  Eigen::Matrix<std::uint64_t, Eigen::Dynamic, Eigen::Dynamic> (*lsh_sign_codes)(const Eigen::MatrixXd&, const Eigen::VectorXd&, int,
+                                                                                  int, const Eigen::MatrixXd&);
+  CometGpuOutput (*comet_forward)(const CometGpuNets&, const Eigen::MatrixXd&);
+};
+
+}  // namespace sparseact::cuda
+
+/// The module's one exported symbol (looked up by name with dlsym).
+extern "C" const sparseact::cuda::ModuleApi* sparseact_cuda_module_api();
