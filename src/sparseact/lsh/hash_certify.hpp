@@ -37,8 +37,8 @@
 // kernel, precision or input type: the float32 path gives the float64 path's codes, float32 points
 // give the codes of the same points promoted to float64, and all give the codes of the unblocked
 // float64 product except where that product's own rounding flipped a sign.
-#include <bit>
 #include <cmath>
+#include <cstring>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -52,6 +52,16 @@
 #include <sparseact/lsh/hash.hpp>
 
 namespace sparseact::lsh::certify {
+
+/// The next float above a positive finite x, by its bits (nextafterf without the libm call; memcpy, not
+/// std::bit_cast, so the header stays C++17 for the notebooks' interpreter).
+inline float next_float_up(float x) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  ++bits;
+  std::memcpy(&x, &bits, sizeof bits);
+  return x;
+}
 
 constexpr double kMaxNorm64 = 0x1p500, kMaxNorm32 = 0x1p50;  ///< ‖x‖₂ beyond which a point is always recomputed
 
@@ -161,7 +171,7 @@ BlockCount sign_pass(const SignPlan& p, const Bound& bound, const T* tile, const
     if constexpr (std::is_same_v<T, float>) {  // rounded up, and a normal float32 (so relative); NaN → ∞
       constexpr float inf = std::numeric_limits<float>::infinity();
       // τ_t ≥ 0 finite: the next float up is the next bit pattern (std::nextafter is a libm call per point).
-      tau_t = tau <= 0x1p100 ? std::max(std::bit_cast<float>(std::bit_cast<std::uint32_t>(tau_t) + 1), 0x1p-126f) : inf;
+      tau_t = tau <= 0x1p100 ? std::max(next_float_up(tau_t), 0x1p-126f) : inf;
     }
     std::uint64_t any_unsure = 0;
     for (int t = 0; t < p.tables; ++t) {
@@ -170,7 +180,7 @@ BlockCount sign_pass(const SignPlan& p, const Bound& bound, const T* tile, const
       table_bits(pc + r0, c + r0, p.bits, tau_t, word, unsure);
       unsure |= bound.always[static_cast<std::size_t>(t)];
       for (std::uint64_t m = unsure; m != 0; m &= m - 1) {
-        const int j = std::countr_zero(m);
+        const int j = __builtin_ctzll(m);  // m ≠ 0 here (std::countr_zero is C++20; the header stays C++17)
         const std::uint64_t bit = std::uint64_t{1} << j;
         word = recompute(r0 + j, n) ? (word | bit) : (word & ~bit);
         ++count.bits;
