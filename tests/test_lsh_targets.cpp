@@ -168,7 +168,9 @@ TEST_CASE("low-dimensional target p(Ax): orthonormal A, values, gradient, the im
   REQUIRE(A.cols() == 64);
   CHECK((A * A.transpose() - Eigen::MatrixXd::Identity(8, 8)).cwiseAbs().maxCoeff() < 1e-14);
   const Eigen::MatrixXd X = cube_points(64, 30, 4);
-  CHECK((f(X) - f.polynomial()(A * X)).cwiseAbs().maxCoeff() == 0.0);
+  // f forms A X inside the library (OpenBLAS), the test with Eigen's own product: equal to rounding.
+  const Eigen::VectorXd direct = f.polynomial()(A * X);
+  CHECK((f(X) - direct).cwiseAbs().maxCoeff() <= 1e-13 * std::max(1.0, direct.cwiseAbs().maxCoeff()));
   CHECK((f.gradient(X) - central_differences(f, X, 1e-5)).cwiseAbs().maxCoeff() < 1e-8);
   // z_j = a_jᵀx reaches ‖a_j‖₁ > 1 at x = sign(a_j): the image is not [−1, 1]^k.
   const Eigen::VectorXd r = f.image_box();

@@ -27,9 +27,6 @@ using namespace sparseact::spectral;
 
 namespace {
 
-bool same_bits(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
-  return a.rows() == b.rows() && a.cols() == b.cols() && std::memcmp(a.data(), b.data(), sizeof(double) * a.size()) == 0;
-}
 
 /// sample_eta(relu_gradient) as it was written before the in-place rewrite: every intermediate fresh.
 Eigen::MatrixXd relu_eta_reference(const Eigen::MatrixXd& K, const Eigen::MatrixXd& V, Eigen::Index samples, std::uint64_t seed,
@@ -65,7 +62,10 @@ double ks_reference(const Eigen::VectorXd& eigenvalues, const MarchenkoPastur& l
 
 }  // namespace
 
-TEST_CASE("ReLU effective gradients formed in place equal the plain formulas bit for bit", "[spectral][speed_paths][thm6]") {
+TEST_CASE("ReLU effective gradients formed in place equal the plain formulas to rounding", "[spectral][speed_paths][thm6]") {
+  // The reference's products run in this executable (Eigen's GEMM), the library's in OpenBLAS: the two
+  // agree to rounding, not bit for bit (the in-place rewrite itself changes no bits: the same terms in
+  // the same order; checked on the analysis's outputs when it was made).
   // Tall and wide K, a sample count that is not a multiple of any kernel's unroll, and sizes large
   // enough that OpenBLAS takes its blocked paths as at paper scale.
   for (auto [n, d, samples] : {std::tuple<Eigen::Index, Eigen::Index, Eigen::Index>{240, 60, 17}, {60, 150, 9}, {700, 180, 101}}) {
@@ -73,7 +73,7 @@ TEST_CASE("ReLU effective gradients formed in place equal the plain formulas bit
     const Eigen::MatrixXd V = relu_readout(n, d, 31, 6);
     const Eigen::MatrixXd eta = sample_eta(K, EtaSource::relu_gradient, samples, 31, 6);
     const Eigen::MatrixXd ref = relu_eta_reference(K, V, samples, 31, 6);
-    CHECK(same_bits(eta, ref));
+    CHECK((eta - ref).cwiseAbs().maxCoeff() <= 1e-12 * ref.cwiseAbs().maxCoeff());
     // Masked entries keep the sign of g_α·0.0 (−0.0 for a negative gradient), as the product did.
     const auto negative_zeros = [](const Eigen::MatrixXd& m) {
       return (m.array() == 0).select(m.array().unaryExpr([](double v) { return std::signbit(v) ? 1.0 : 0.0; }), 0.0).sum();
