@@ -427,18 +427,22 @@ TEST_CASE("The single Hutchinson estimator reproduces the former whole-network a
   opt.batch = batch;
   const TraceEstimate per_layer = hutchinson(s.op, segs, opt);
   const TraceEstimate whole = hutchinson(s.op, opt);
+  // Over the operator's own layers, nn::HessianOperator's quadratic_forms_block gives z_lᵀ(Hz)_l
+  // without forming Hz (nn/hvp.hpp): the per-layer values, and the whole as their sum, agree with
+  // the loop to rounding (measured ≤ 4e-16 relative), not bit for bit; the whole alone is the loop's.
+  auto rel = [](double a, double b) { return std::abs(a - b) / std::abs(b); };
   REQUIRE(per_layer.segments.size() == L);
   CHECK(per_layer.probes == probes);
-  CHECK(per_layer.estimate == mean[L]);
-  CHECK(per_layer.std_error == se(L));
-  CHECK(per_layer.sample_variance == m2[L] / double(probes - 1));
+  CHECK(rel(per_layer.estimate, mean[L]) <= 1e-12);
+  CHECK(rel(per_layer.std_error, se(L)) <= 1e-12);
+  CHECK(rel(per_layer.sample_variance, m2[L] / double(probes - 1)) <= 1e-12);
   CHECK(whole.estimate == mean[L]);
   CHECK(whole.std_error == se(L));
   for (std::size_t l = 0; l < L; ++l) {
     INFO("layer " << segs[l].name);
     CHECK(per_layer.segments[l].name == segs[l].name);
-    CHECK(per_layer.segments[l].estimate == mean[l]);
-    CHECK(per_layer.segments[l].std_error == se(l));
+    CHECK(rel(per_layer.segments[l].estimate, mean[l]) <= 1e-12);
+    CHECK(rel(per_layer.segments[l].std_error, se(l)) <= 1e-12);
   }
   // Not bit for bit: the interval's half-width t_{0.975, k−1}·SE. The former quantile was a
   // Cornish–Fisher approximation (2e-2 off at ν = 3), the new one is Boost's exact quantile, so the

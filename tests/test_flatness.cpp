@@ -157,10 +157,12 @@ TEST_CASE("per-layer Hessian traces: exact against the full Hessian, Hutchinson 
   opt.seed = 3;
   opt.stop.min_samples = opt.stop.max_samples = 400;
   const estimators::TraceEstimate hu = hutchinson_layer_traces(op, opt);
-  // the whole-network part is exactly the whole-network Hutchinson on the same probes
+  // the whole-network part is the whole-network Hutchinson on the same probes, to rounding: the
+  // per-layer run sums the operator's per-layer quadratic forms (nn/hvp.hpp quadratic_forms_block),
+  // the whole-network run takes zᵀ(Hz) (measured 3e-16 relative)
   const estimators::TraceEstimate whole = estimators::hutchinson(op, opt);
-  CHECK(hu.estimate == whole.estimate);
-  CHECK(hu.std_error == whole.std_error);
+  CHECK(hu.estimate == Approx(whole.estimate).epsilon(1e-12));
+  CHECK(hu.std_error == Approx(whole.std_error).epsilon(1e-12));
   REQUIRE(hu.segments.size() == segs.size());
   double sum = 0.0;
   for (std::size_t l = 0; l < segs.size(); ++l) {

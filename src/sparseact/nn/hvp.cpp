@@ -58,6 +58,18 @@ void row_sums(const double* M, Index rows, Index B, double* out) {
   }
 }
 
+/// Σ_i a_i b_i over n entries in a fixed order whatever the block (eight interleaved partial sums,
+/// combined pairwise): the Frobenius products ⟨R{δ·}, v ·⟩ of quadratic_forms_block.
+double dot(const double* a, const double* b, Index n) {
+  double s[8] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+  Index i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int k = 0; k < 8; ++k) s[k] += a[i + k] * b[i + k];
+  double tail = 0.0;
+  for (; i < n; ++i) tail += a[i] * b[i];
+  return (((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))) + tail;
+}
+
 /// col += v (rows entries) for each of the B columns.
 void add_to_columns(double* M, Index rows, Index B, const double* v) {
   for (Index s = 0; s < B; ++s) {
@@ -74,19 +86,36 @@ struct HessianOperator::Workspace {
   struct Layer {
     Eigen::MatrixXd Rxhat, Rk, RP, RA;  // R{x̂}, R{u + d}, R{P} (then R{δP}), R{A}
     Eigen::VectorXd Rr_r;               // R{r}/r per column
+    Eigen::MatrixXd SK, SV;             // quadratic forms only: v_K (u + d), v_V A
   };
-  Index capacity = 0;
+  Index capacity = 0, quad_capacity = 0;
   std::vector<Layer> layers;
   Eigen::MatrixXd Rh, Rz, RF, RdF, Rdh, RdA, Rdu, Rdh_in;
+  Eigen::MatrixXd Sin, Sout;  // quadratic forms only: v_{W_in} x, v_{W_out} h^L
   Eigen::MatrixXd RF1;  // one probe's R{F}, the argument of loss_hessian_product
   Eigen::VectorXd acc;  // a row sum
 
-  void reserve(const Mlp& net, Index B, Index cols) {
-    if (cols <= capacity) return;
+  /// Room for `cols` stacked columns; `quad`: also the products with v kept for the quadratic forms.
+  void reserve(const Mlp& net, Index B, Index cols, bool quad) {
+    const MlpConfig& cfg = net.config;
+    const Index d = cfg.d;
+    if (cols > capacity) reserve_pass(net, B, cols);
+    if (quad && cols > quad_capacity) {
+      for (std::size_t l = 0; l < cfg.blocks.size(); ++l) {
+        layers[l].SK.resize(cfg.blocks[l].n, cols);
+        if (cfg.blocks[l].value_layer) layers[l].SV.resize(d, cols);
+      }
+      Sin.resize(d, cols);
+      Sout.resize(cfg.d_out, cols);
+      quad_capacity = cols;
+    }
+  }
+
+  void reserve_pass(const Mlp& net, Index B, Index cols) {
     const MlpConfig& cfg = net.config;
     const Index d = cfg.d;
     layers.resize(cfg.blocks.size());
-    Index widest = std::max(d, cfg.d_in);
+    Index widest = std::max({d, cfg.d_in, cfg.d_out});
     for (std::size_t l = 0; l < cfg.blocks.size(); ++l) {
       const Index n = cfg.blocks[l].n;
       widest = std::max(widest, n);
@@ -142,26 +171,34 @@ Eigen::VectorXd HessianOperator::apply(const Eigen::VectorXd& v) const {
   return out;
 }
 
-void HessianOperator::perform_op(const double* x_in, double* y_out) const { run_columns(x_in, y_out, 0, 1); }
+void HessianOperator::perform_op(const double* x_in, double* y_out) const { run_columns(x_in, y_out, nullptr, 0, 1); }
 
-void HessianOperator::run_columns(const double* x_in, double* y_out, Index first, Index last) const {
+void HessianOperator::run_columns(const double* x_in, double* y_out, double* q_out, Index first, Index last) const {
   if (last <= first) return;
-  const Index Np = net_->num_params, B = fwd_.x.cols();
+  const Index Np = net_->num_params, B = fwd_.x.cols(), L = static_cast<Index>(net_->layers.size());
   const Index per_pass = std::max<Index>(1, kStackColumns / std::max<Index>(1, B));
   std::unique_ptr<Workspace> ws = pool_->acquire();
-  ws->reserve(*net_, B, std::min(per_pass, last - first) * B);
+  ws->reserve(*net_, B, std::min(per_pass, last - first) * B, q_out != nullptr);
   for (Index j = first; j < last; j += per_pass) {
     const Index np = std::min(per_pass, last - j);
-    stacked_pass(x_in + j * Np, y_out + j * Np, np, *ws);
+    stacked_pass(x_in + j * Np, y_out ? y_out + j * Np : nullptr, q_out ? q_out + j * L : nullptr, np, *ws);
   }
   pool_->release(std::move(ws));
 }
 
 void HessianOperator::perform_op_block(const double* x_in, double* y_out, Index ncols) const {
+  run_block(x_in, y_out, nullptr, ncols);
+}
+
+void HessianOperator::quadratic_forms_block(const double* z_in, Index ncols, double* q_out) const {
+  run_block(z_in, nullptr, q_out, ncols);
+}
+
+void HessianOperator::run_block(const double* x_in, double* y_out, double* q_out, Index ncols) const {
   if (ncols <= 0) return;
   const int teams = omp_in_parallel() ? 1 : static_cast<int>(std::min<Index>(omp_get_max_threads(), ncols));
   if (teams <= 1) {  // one stacked pass at a time, BLAS with its own pool
-    run_columns(x_in, y_out, 0, ncols);
+    run_columns(x_in, y_out, q_out, 0, ncols);
     return;
   }
   // Groups of columns in parallel, each with serial BLAS: OpenBLAS's pool would otherwise run
@@ -171,11 +208,11 @@ void HessianOperator::perform_op_block(const double* x_in, double* y_out, Index 
 #pragma omp parallel num_threads(teams)
   {
     const Index t = omp_get_thread_num(), T = omp_get_num_threads();
-    run_columns(x_in, y_out, ncols * t / T, ncols * (t + 1) / T);
+    run_columns(x_in, y_out, q_out, ncols * t / T, ncols * (t + 1) / T);
   }
 }
 
-void HessianOperator::stacked_pass(const double* x_in, double* y_out, Index np, Workspace& ws) const {
+void HessianOperator::stacked_pass(const double* x_in, double* y_out, double* q_out, Index np, Workspace& ws) const {
   const Mlp& net = *net_;
   const MlpConfig& cfg = net.config;
   const Index Np = net.num_params, B = fwd_.x.cols(), C = np * B, d = cfg.d, din = cfg.d_in, dout = cfg.d_out;
@@ -185,11 +222,22 @@ void HessianOperator::stacked_pass(const double* x_in, double* y_out, Index np, 
   auto Vt = [&](int i, Index p) { return x_in + p * Np + net.params[static_cast<std::size_t>(i)].offset; };  // probe p's
   auto H = [&](int i, Index p) { return y_out + p * Np + net.params[static_cast<std::size_t>(i)].offset; };  // (H v^p)'s
   auto col = [&](Eigen::MatrixXd& M, Index p) { return M.data() + p * B * M.rows(); };  // probe p's first column
-  ws.reserve(net, B, C);
+  // Quadratic forms (q_out, no y_out): v_lᵀ (H v)_l accumulates in Q(p, l), each parameter's share
+  // ⟨v_i, R{g_i}⟩ taken from quantities the R-pass has anyway (hvp.hpp), in a fixed order.
+  const bool quad = q_out != nullptr;
+  const Index L = static_cast<Index>(net.layers.size());
+  auto Q = [&](int i, Index p) -> double& { return q_out[p * L + net.params[static_cast<std::size_t>(i)].layer]; };
+  ws.reserve(net, B, C, quad);
+  if (quad) std::fill(q_out, q_out + np * L, 0.0);
 
   // ---- forward R-pass
   for (Index p = 0; p < np; ++p) {  // R{h^0} = v_{W_in} x + v_{b_in}
-    gemm(false, false, d, B, din, Vt(net.W_in, p), d, f.x.data(), din, 0.0, col(ws.Rh, p), d);
+    if (quad) {  // keep v_{W_in} x
+      gemm(false, false, d, B, din, Vt(net.W_in, p), d, f.x.data(), din, 0.0, col(ws.Sin, p), d);
+      std::copy(col(ws.Sin, p), col(ws.Sin, p) + d * B, col(ws.Rh, p));
+    } else {
+      gemm(false, false, d, B, din, Vt(net.W_in, p), d, f.x.data(), din, 0.0, col(ws.Rh, p), d);
+    }
     add_to_columns(col(ws.Rh, p), d, B, Vt(net.b_in, p));
   }
   for (std::size_t l = 0; l < cfg.blocks.size(); ++l) {
@@ -231,7 +279,12 @@ void HessianOperator::stacked_pass(const double* x_in, double* y_out, Index np, 
         }
       }
       // R{P} = v_K (u + d) + K R{u + d} + v_{b_K}: the first term per probe, the second stacked below
-      gemm(false, false, n, B, d, Vt(bp.K, p), n, c.k_in.data(), d, 0.0, col(r.RP, p), n);
+      if (quad) {  // keep v_K (u + d)
+        gemm(false, false, n, B, d, Vt(bp.K, p), n, c.k_in.data(), d, 0.0, col(r.SK, p), n);
+        std::copy(col(r.SK, p), col(r.SK, p) + n * B, col(r.RP, p));
+      } else {
+        gemm(false, false, n, B, d, Vt(bp.K, p), n, c.k_in.data(), d, 0.0, col(r.RP, p), n);
+      }
     }
     gemm_stacked(false, n, d, W(bp.K), n, r.Rk.data(), d, 1.0, r.RP.data(), n, np, B);
     for (Index p = 0; p < np; ++p) add_to_columns(col(r.RP, p), n, B, Vt(bp.b_K, p));
@@ -243,7 +296,14 @@ void HessianOperator::stacked_pass(const double* x_in, double* y_out, Index np, 
     }
     const double* Rz = r.RA.data();  // without a value layer the block's output is R{A} (n = d)
     if (bp.V >= 0) {  // R{z} = v_V A + V R{A} + v_{b_V}
-      for (Index p = 0; p < np; ++p) gemm(false, false, d, B, n, Vt(bp.V, p), d, c.act.data(), n, 0.0, col(ws.Rz, p), d);
+      for (Index p = 0; p < np; ++p) {
+        if (quad) {  // keep v_V A
+          gemm(false, false, d, B, n, Vt(bp.V, p), d, c.act.data(), n, 0.0, col(r.SV, p), d);
+          std::copy(col(r.SV, p), col(r.SV, p) + d * B, col(ws.Rz, p));
+        } else {
+          gemm(false, false, d, B, n, Vt(bp.V, p), d, c.act.data(), n, 0.0, col(ws.Rz, p), d);
+        }
+      }
       gemm_stacked(false, d, n, W(bp.V), d, r.RA.data(), n, 1.0, ws.Rz.data(), d, np, B);
       for (Index p = 0; p < np; ++p) add_to_columns(col(ws.Rz, p), d, B, Vt(bp.b_V, p));
       Rz = ws.Rz.data();
@@ -255,7 +315,14 @@ void HessianOperator::stacked_pass(const double* x_in, double* y_out, Index np, 
       std::copy(Rz, Rz + d * C, Rh);
   }
   // R{F} = v_{W_out} h^L + W_out R{h^L} + v_{b_out}
-  for (Index p = 0; p < np; ++p) gemm(false, false, dout, B, d, Vt(net.W_out, p), dout, f.h_last.data(), d, 0.0, col(ws.RF, p), dout);
+  for (Index p = 0; p < np; ++p) {
+    if (quad) {  // keep v_{W_out} h^L
+      gemm(false, false, dout, B, d, Vt(net.W_out, p), dout, f.h_last.data(), d, 0.0, col(ws.Sout, p), dout);
+      std::copy(col(ws.Sout, p), col(ws.Sout, p) + dout * B, col(ws.RF, p));
+    } else {
+      gemm(false, false, dout, B, d, Vt(net.W_out, p), dout, f.h_last.data(), d, 0.0, col(ws.RF, p), dout);
+    }
+  }
   gemm_stacked(false, dout, d, W(net.W_out), dout, ws.Rh.data(), d, 1.0, ws.RF.data(), dout, np, B);
   for (Index p = 0; p < np; ++p) add_to_columns(col(ws.RF, p), dout, B, Vt(net.b_out, p));
 
@@ -264,10 +331,18 @@ void HessianOperator::stacked_pass(const double* x_in, double* y_out, Index np, 
     std::copy(col(ws.RF, p), col(ws.RF, p) + dout * B, ws.RF1.data());
     const Eigen::MatrixXd RdF = loss_hessian_product(kind_, f.logits, ws.RF1, *batch_);
     std::copy(RdF.data(), RdF.data() + dout * B, col(ws.RdF, p));
-    gemm(false, true, dout, d, B, RdF.data(), dout, f.h_last.data(), d, 0.0, H(net.W_out, p), dout);
-    gemm(false, true, dout, d, B, b.dlogits.data(), dout, col(ws.Rh, p), d, 1.0, H(net.W_out, p), dout);
-    row_sums(RdF.data(), dout, B, H(net.b_out, p));
+    if (quad) {  // ⟨v_{W_out}, R{δF} h^Lᵀ⟩ + ⟨v_{b_out}, Σ_s R{δF}⟩; ⟨v_{W_out}, δF R{h^L}ᵀ⟩ below
+      double& q = Q(net.W_out, p);
+      q += dot(RdF.data(), col(ws.Sout, p), dout * B);
+      row_sums(RdF.data(), dout, B, ws.acc.data());
+      q += dot(ws.acc.data(), Vt(net.b_out, p), dout);
+    } else {
+      gemm(false, true, dout, d, B, RdF.data(), dout, f.h_last.data(), d, 0.0, H(net.W_out, p), dout);
+      gemm(false, true, dout, d, B, b.dlogits.data(), dout, col(ws.Rh, p), d, 1.0, H(net.W_out, p), dout);
+      row_sums(RdF.data(), dout, B, H(net.b_out, p));
+    }
     gemm(true, false, d, B, dout, Vt(net.W_out, p), dout, b.dlogits.data(), dout, 0.0, col(ws.Rdh, p), d);
+    if (quad) Q(net.W_out, p) += dot(col(ws.Rh, p), col(ws.Rdh, p), d * B);  // Σ R{h^L} ⊙ v_{W_out}ᵀ δF
   }
   gemm_stacked(true, d, dout, W(net.W_out), dout, ws.RdF.data(), dout, 1.0, ws.Rdh.data(), d, np, B);
 
@@ -282,10 +357,18 @@ void HessianOperator::stacked_pass(const double* x_in, double* y_out, Index np, 
     const double* RdA = Rdz.data();  // without a value layer δA = δz
     if (bp.V >= 0) {
       for (Index p = 0; p < np; ++p) {
-        gemm(false, true, d, n, B, col(Rdz, p), d, c.act.data(), n, 0.0, H(bp.V, p), d);
-        gemm(false, true, d, n, B, sg.dz.data(), d, col(r.RA, p), n, 1.0, H(bp.V, p), d);
-        row_sums(col(Rdz, p), d, B, H(bp.b_V, p));
+        if (quad) {  // ⟨v_V, R{δz} Aᵀ⟩ + ⟨v_{b_V}, Σ_s R{δz}⟩; ⟨v_V, δz R{A}ᵀ⟩ below
+          double& q = Q(bp.V, p);
+          q += dot(col(Rdz, p), col(r.SV, p), d * B);
+          row_sums(col(Rdz, p), d, B, ws.acc.data());
+          q += dot(ws.acc.data(), Vt(bp.b_V, p), d);
+        } else {
+          gemm(false, true, d, n, B, col(Rdz, p), d, c.act.data(), n, 0.0, H(bp.V, p), d);
+          gemm(false, true, d, n, B, sg.dz.data(), d, col(r.RA, p), n, 1.0, H(bp.V, p), d);
+          row_sums(col(Rdz, p), d, B, H(bp.b_V, p));
+        }
         gemm(true, false, n, B, d, Vt(bp.V, p), d, sg.dz.data(), d, 0.0, ws.RdA.data() + p * B * n, n);
+        if (quad) Q(bp.V, p) += dot(col(r.RA, p), ws.RdA.data() + p * B * n, n * B);  // Σ R{A} ⊙ v_Vᵀ δz
       }
       gemm_stacked(true, n, d, W(bp.V), d, Rdz.data(), d, 1.0, ws.RdA.data(), n, np, B);
       RdA = ws.RdA.data();
@@ -298,15 +381,32 @@ void HessianOperator::stacked_pass(const double* x_in, double* y_out, Index np, 
     }
     const Eigen::MatrixXd& RdP = r.RP;
     for (Index p = 0; p < np; ++p) {
-      gemm(false, true, n, d, B, RdP.data() + p * B * n, n, c.k_in.data(), d, 0.0, H(bp.K, p), n);
-      gemm(false, true, n, d, B, sg.dP.data(), n, col(r.Rk, p), d, 1.0, H(bp.K, p), n);
-      row_sums(RdP.data() + p * B * n, n, B, H(bp.b_K, p));
+      if (quad) {  // ⟨v_K, R{δP}(u + d)ᵀ⟩ + ⟨v_{b_K}, Σ_s R{δP}⟩; ⟨v_K, δP R{u + d}ᵀ⟩ below
+        double& q = Q(bp.K, p);
+        q += dot(RdP.data() + p * B * n, col(r.SK, p), n * B);
+        row_sums(RdP.data() + p * B * n, n, B, ws.acc.data());
+        q += dot(ws.acc.data(), Vt(bp.b_K, p), n);
+      } else {
+        gemm(false, true, n, d, B, RdP.data() + p * B * n, n, c.k_in.data(), d, 0.0, H(bp.K, p), n);
+        gemm(false, true, n, d, B, sg.dP.data(), n, col(r.Rk, p), d, 1.0, H(bp.K, p), n);
+        row_sums(RdP.data() + p * B * n, n, B, H(bp.b_K, p));
+      }
       gemm(true, false, d, B, n, Vt(bp.K, p), n, sg.dP.data(), n, 0.0, col(ws.Rdu, p), d);
+      if (quad) Q(bp.K, p) += dot(col(r.Rk, p), col(ws.Rdu, p), d * B);  // Σ R{u + d} ⊙ v_Kᵀ δP
     }
     gemm_stacked(true, d, n, W(bp.K), n, RdP.data(), n, 1.0, ws.Rdu.data(), d, np, B);
     for (Index p = 0; p < np; ++p) {
+      const bool beta = bc.layernorm && bp.beta >= 0;
+      if (quad) {  // R{g_d} = R{g_β} = Σ_s R{δu}
+        if (bp.d < 0 && !beta) continue;
+        row_sums(col(ws.Rdu, p), d, B, ws.acc.data());
+        double& q = Q(bp.K, p);
+        if (bp.d >= 0) q += dot(ws.acc.data(), Vt(bp.d, p), d);
+        if (beta) q += dot(ws.acc.data(), Vt(bp.beta, p), d);
+        continue;
+      }
       if (bp.d >= 0) row_sums(col(ws.Rdu, p), d, B, H(bp.d, p));
-      if (bc.layernorm && bp.beta >= 0) row_sums(col(ws.Rdu, p), d, B, H(bp.beta, p));
+      if (beta) row_sums(col(ws.Rdu, p), d, B, H(bp.beta, p));
     }
     const double* Rdh_in = ws.Rdu.data();
     if (bc.layernorm) {
@@ -342,7 +442,8 @@ void HessianOperator::stacked_pass(const double* x_in, double* y_out, Index np, 
             out[i] = ((((out[i] - Rm1) - Rx[i] * m2) - xh[i] * Rm2) + q * Rr_r) * rs;
           }
         }
-        if (g) std::copy(acc, acc + d, H(bp.gamma, p));
+        if (g && quad) Q(bp.gamma, p) += dot(acc, vg, d);
+        if (g && !quad) std::copy(acc, acc + d, H(bp.gamma, p));
       }
       Rdh_in = ws.Rdh_in.data();
     }
@@ -353,6 +454,13 @@ void HessianOperator::stacked_pass(const double* x_in, double* y_out, Index np, 
       std::copy(Rdh_in, Rdh_in + d * C, Rdh);
   }
   for (Index p = 0; p < np; ++p) {
+    if (quad) {  // ⟨v_{W_in}, R{δh⁰} xᵀ⟩ + ⟨v_{b_in}, Σ_s R{δh⁰}⟩
+      double& q = Q(net.W_in, p);
+      q += dot(col(ws.Rdh, p), col(ws.Sin, p), d * B);
+      row_sums(col(ws.Rdh, p), d, B, ws.acc.data());
+      q += dot(ws.acc.data(), Vt(net.b_in, p), d);
+      continue;
+    }
     gemm(false, true, d, din, B, col(ws.Rdh, p), d, f.x.data(), din, 0.0, H(net.W_in, p), d);
     row_sums(col(ws.Rdh, p), d, B, H(net.b_in, p));
   }

@@ -34,6 +34,15 @@
 // GEMM_Q and 2·GEMM_Q (e.g. 400) into different k-blocks, and a block in parallel runs serial BLAS
 // while a single product uses the pool, so there the numbers agree to rounding (≤ 1e-12 relative,
 // tests/test_nn_hvp_block.cpp) rather than bit for bit.
+//
+// Quadratic forms (quadratic_forms_block; Hutchinson needs zᵀHz per layer, not Hz): for a weight
+// matrix K, ⟨v_K, R{g_K}⟩ = Σ R{δP} ⊙ (v_K (u + d)) + Σ R{u + d} ⊙ (v_Kᵀ δP), and v_K (u + d)
+// (forward R-pass) and v_Kᵀ δP (backward R-pass) are computed anyway; likewise V, W_out
+// (Σ R{δF} ⊙ v_{W_out} h^L + Σ R{h^L} ⊙ v_{W_out}ᵀ δF) and W_in (Σ R{δh⁰} ⊙ v_{W_in} x), and each
+// vector parameter is ⟨v_i, R{g_i}⟩ with R{g_i} its row sum as above. So the pass keeps the
+// per-probe products with v aside and skips every parameter-gradient GEMM. The R-quantities are
+// the same numbers as perform_op's; each sum is a fixed-order loop over one probe's columns, so
+// the same block-size and thread-count rules hold, and each value equals z_lᵀ(Hz)_l to rounding.
 #include <memory>
 #include <vector>
 
@@ -66,6 +75,12 @@ class HessianOperator {
   /// Column j's numbers equal perform_op's on that column, for any ncols and thread count (up to
   /// the OpenBLAS limit above).
   void perform_op_block(const double* x_in, double* y_out, Eigen::Index ncols) const;
+  /// q_out[j·L + l] = z_lᵀ (H z)_l for the ncols column-major columns z = Z[:, j] and the L =
+  /// segments().size() layers l, without forming H z (the header comment): the stacked R-pass of
+  /// perform_op_block less its parameter-gradient GEMMs, split over threads and passes alike, so
+  /// column j's values are the same for any ncols and thread count (up to the OpenBLAS limit
+  /// above) and equal the Hz path's per-segment dot products to rounding.
+  void quadratic_forms_block(const double* z_in, Eigen::Index ncols, double* q_out) const;
   /// Stacked columns (probes × batch) per R-pass, at least one probe: bounds the workspace.
   static constexpr Eigen::Index kStackColumns = 4096;
   Eigen::VectorXd apply(const Eigen::VectorXd& v) const;
@@ -80,10 +95,13 @@ class HessianOperator {
   struct Pool;       // hvp.cpp: idle workspaces, shared by copies of the operator
 
  private:
-  /// Y = H X for `np` columns in one stacked pass over `ws`.
-  void stacked_pass(const double* x_in, double* y_out, Eigen::Index np, Workspace& ws) const;
-  /// perform_op over columns [first, last) in passes of at most kStackColumns stacked columns.
-  void run_columns(const double* x_in, double* y_out, Eigen::Index first, Eigen::Index last) const;
+  /// Y = H X (y_out) or the per-layer quadratic forms (q_out, L per column; the other null) for `np`
+  /// columns in one stacked pass over `ws`.
+  void stacked_pass(const double* x_in, double* y_out, double* q_out, Eigen::Index np, Workspace& ws) const;
+  /// Columns [first, last) in passes of at most kStackColumns stacked columns.
+  void run_columns(const double* x_in, double* y_out, double* q_out, Eigen::Index first, Eigen::Index last) const;
+  /// perform_op_block / quadratic_forms_block: the columns split over OpenMP's team.
+  void run_block(const double* x_in, double* y_out, double* q_out, Eigen::Index ncols) const;
 
   const Mlp* net_;
   Eigen::VectorXd theta_;

@@ -16,9 +16,18 @@
 //
 // Probe j is Rng(seed, stream_id(stream, j)) (estimators/probes.hpp); products go through
 // perform_op_block when the operator has it (ops/apply.hpp).
+//
+// Quadratic forms: an operator may also offer
+//     quadratic_forms_block(const double* Z, Eigen::Index ncols, double* q)   (with segments()),
+// q[j·L + l] = z_lᵀ(Az)_l for its own L segments, without forming Az (nn::HessianOperator skips its
+// parameter-gradient GEMMs). When the caller's segments are the operator's own (same offsets and
+// sizes, in order), Hutchinson takes the per-segment values from it and the whole-trace sample as
+// their sum in segment order; the values equal the Az path's to rounding.
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <Eigen/Core>
@@ -65,6 +74,26 @@ struct TraceEstimate {
 
 namespace detail {
 
+/// True when Op has quadratic_forms_block(const double*, Eigen::Index, double*) const and segments()
+/// (a detection trait, not a concept: public headers stay C++17 for the notebooks' interpreter).
+template <class Op, class = void>
+struct quadratic_forms_trait : std::false_type {};
+template <class Op>
+struct quadratic_forms_trait<Op, std::void_t<decltype(std::declval<const Op&>().quadratic_forms_block(
+                                                 std::declval<const double*>(), Eigen::Index{}, std::declval<double*>())),
+                                             decltype(std::vector<ops::Segment>(std::declval<const Op&>().segments()))>>
+    : std::true_type {};
+template <class Op>
+inline constexpr bool has_quadratic_forms = quadratic_forms_trait<Op>::value;
+
+/// Same offsets and sizes in the same order (names aside).
+inline bool same_segments(const std::vector<ops::Segment>& a, const std::vector<ops::Segment>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t l = 0; l < a.size(); ++l)
+    if (a[l].offset != b[l].offset || a[l].size != b[l].size) return false;
+  return true;
+}
+
 /// Hutchinson on `op`, with per-segment partial sums when `segs` is not null; the stopping rule's
 /// tolerance is relative to |offset + estimate| (Hutch++ adds its exact part).
 template <class Op>
@@ -82,14 +111,31 @@ TraceEstimate hutchinson_run(const Op& op, const std::vector<ops::Segment>* segs
   stats::RunningMean whole;
   std::vector<stats::RunningMean> part(L);
   Eigen::Index k = 0;
-  Eigen::MatrixXd Z, AZ;
+  Eigen::MatrixXd Z, AZ, Q;
+  bool quadratic = false;  // the operator's quadratic forms over its own segments
+  if constexpr (has_quadratic_forms<Op>) quadratic = segs && same_segments(*segs, op.segments());
   while (!opt.stop.done(whole, offset)) {
     Eigen::Index count = std::min(batch, max_p - k);
     if (k < min_p) count = std::min(count, min_p - k);
     rademacher_columns(Z, n, k, count, opt.seed, opt.stream);
-    ops::apply(op, Z, AZ);
     r.matvecs += count;
-    for (Eigen::Index j = 0; j < count; ++j) {
+    if constexpr (has_quadratic_forms<Op>) {
+      if (quadratic) {
+        Q.resize(static_cast<Eigen::Index>(L), count);
+        op.quadratic_forms_block(Z.data(), count, Q.data());
+        for (Eigen::Index j = 0; j < count; ++j) {
+          double sum = 0.0;
+          for (std::size_t l = 0; l < L; ++l) {
+            const double q = Q(static_cast<Eigen::Index>(l), j);
+            part[l].push(q);
+            sum += q;
+          }
+          whole.push(sum);
+        }
+      }
+    }
+    if (!quadratic) ops::apply(op, Z, AZ);
+    for (Eigen::Index j = 0; !quadratic && j < count; ++j) {
       for (std::size_t l = 0; l < L; ++l) {
         const ops::Segment& s = (*segs)[l];
         part[l].push(Z.col(j).segment(s.offset, s.size).dot(AZ.col(j).segment(s.offset, s.size)));
