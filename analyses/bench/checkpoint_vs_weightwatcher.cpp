@@ -64,12 +64,6 @@ constexpr double kExactTol = 1e-6;       // λ_max and stable rank, relative
 constexpr double kWwEvalsThresh = 1e-5;  // WeightWatcher drops eigenvalues ≤ this before its power-law fit
 constexpr int kWwSmallN = 20;            // below this many eigenvalues WeightWatcher fits differently
 
-std::vector<double> load_average() {
-  double load[3] = {0, 0, 0};
-  if (getloadavg(load, 3) != 3) return {};
-  return {load[0], load[1], load[2]};
-}
-
 /// One subprocess: wall seconds, exit status, stdout, and its peak resident memory (wait4's ru_maxrss).
 struct Timed {
   double seconds = 0;
@@ -81,15 +75,7 @@ struct Timed {
 /// Like peer.hpp's run_capture, but stderr goes to `stderr_file` (to read what the process said of
 /// itself, or why it failed) and the child is reaped with wait4 for its own rusage.
 Timed timed(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env, const fs::path& stderr_file) {
-  std::vector<std::string> env_store;
-  for (char** e = environ; *e; ++e) {
-    const std::string kv = *e;
-    const bool overridden = std::any_of(extra_env.begin(), extra_env.end(), [&](const std::string& x) {
-      return kv.compare(0, x.find('=') + 1, x, 0, x.find('=') + 1) == 0;
-    });
-    if (!overridden) env_store.push_back(kv);
-  }
-  env_store.insert(env_store.end(), extra_env.begin(), extra_env.end());
+  std::vector<std::string> env_store = merged_environment(extra_env);
   std::vector<char*> envp, args;
   for (auto& s : env_store) envp.push_back(s.data());
   envp.push_back(nullptr);

@@ -10,9 +10,11 @@
 // nn::init_params moved by a few SGD steps on the batch and then by small Gaussian noise on every
 // entry (LayerNorm's γ, β and all biases included), so that no block of H_θ is trivially zero.
 //
-// Ours: nn::HessianOperator (forward + backward once, then exact H·v by the R-operator) with the
-// probes applied through perform_op_block in batches of --block columns, as estimators::hutchinson
-// does; timed: the operator's construction, the products and the zᵀHz dots.
+// Ours: nn::HessianOperator (forward + backward once, then the R-operator) with the probes in batches
+// of --block columns through quadratic_forms_block, as estimators::hutchinson does for the operator's
+// own layers (flatness_bounds' per-layer traces): z_lᵀ(H z)_l per layer from the stacked R-pass without
+// forming H z, so without its parameter-gradient GEMMs; zᵀHz is their sum. Timed: the operator's
+// construction and the quadratic forms. H z of probe 0 is formed once, untimed, for the comparison.
 // PyTorch (hutchinson_vs_torch.py under Debian's /usr/bin/python3, float64): the same network
 // rebuilt from the tensors we export as .npy, torch.autograd.grad(loss, params, create_graph=True)
 // once, then one double-backward product torch.autograd.grad(grads, params, grad_outputs=v,
@@ -205,19 +207,27 @@ OursRun run_ours(const nn::Mlp& net, const Eigen::VectorXd& theta, const nn::Bat
   const auto t1 = std::chrono::steady_clock::now();
   r.quad.resize(k);
   Eigen::MatrixXd HZ(P, block);
+  Eigen::MatrixXd Q(static_cast<Eigen::Index>(op.segments().size()), block);
   for (Eigen::Index first = 0; first < k; first += block) {
     const Eigen::Index count = std::min(block, k - first);
     if (stacked) {
-      op.perform_op_block(Z.col(first).data(), HZ.data(), count);  // Z's columns first.. are contiguous
+      // What estimators::hutchinson does with the operator's own layers (flatness_bounds' per-layer traces):
+      // z_lᵀ(Hz)_l per layer straight from the stacked R-pass, no parameter-gradient GEMMs.
+      op.quadratic_forms_block(Z.col(first).data(), count, Q.data());  // Z's columns first.. are contiguous
+      for (Eigen::Index j = 0; j < count; ++j) r.quad(first + j) = Q.col(j).sum();
     } else {
       const ScopedBlasThreads serial(1);
 #pragma omp parallel for schedule(dynamic, 1)
       for (Eigen::Index j = 0; j < count; ++j) op.perform_op(Z.col(first + j).data(), HZ.col(j).data());
+      for (Eigen::Index j = 0; j < count; ++j) r.quad(first + j) = Z.col(first + j).dot(HZ.col(j));
+      if (first == 0) r.hz0 = HZ.col(0);
     }
-    for (Eigen::Index j = 0; j < count; ++j) r.quad(first + j) = Z.col(first + j).dot(HZ.col(j));
-    if (first == 0) r.hz0 = HZ.col(0);
   }
   r.products_s = seconds_since(t1);
+  if (stacked) {  // untimed: one H z for the entry-by-entry comparison with PyTorch
+    r.hz0.resize(P);
+    op.perform_op(Z.col(0).data(), r.hz0.data());
+  }
   r.loss = op.loss();
   return r;
 }
@@ -317,7 +327,10 @@ json profile_ours(const Params& p, const Problem& pr, const Eigen::MatrixXd& Z, 
   // (R{h0} and H v's W_in part), 10 with K's or V's (n·d·B each), 4 with W_out's.
   const double B = p.batch_size, d = p.width, n = p.width, din = double(pr.batch.x.rows()), dout = 10;
   const double gflop = 2.0 * (2 * d * din * B + 10 * n * d * B + 4 * dout * d * B) / 1e9;
-  const double timed_rate = gflop * double(p.probes) / products_s;
+  // The timed repeats form quadratic forms (quadratic_forms_block): without the parameter-gradient GEMMs,
+  // 1 product with W_in's shape, 6 with K's or V's, 2 with W_out's.
+  const double gflop_quadratic = 2.0 * (1 * d * din * B + 6 * n * d * B + 2 * dout * d * B) / 1e9;
+  const double timed_rate = gflop_quadratic * double(p.probes) / products_s;
   return {{"gradient_s", grad_s},
           {"operator_construction_s", construct_s},
           {"one_perform_op_s", single_s},
@@ -329,6 +342,7 @@ json profile_ours(const Params& p, const Problem& pr, const Eigen::MatrixXd& Z, 
           {"last_repeat_construction_s", last.construct_s},
           {"last_repeat_products_s", last.products_s},
           {"gflop_per_product_estimate", gflop},
+          {"gflop_per_quadratic_form_estimate", gflop_quadratic},
           {"gflops_in_block", gflop * double(cols) / block_s},
           {"gflops_in_block_one_probe_per_pass", gflop * double(cols) / block_unstacked_s},
           {"dgemm_2048_gflops", peak},

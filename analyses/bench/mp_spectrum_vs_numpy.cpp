@@ -43,12 +43,6 @@ namespace {
 constexpr double kTarget = 15.0;    // ours ≥ 15× faster, whole process against whole process
 constexpr double kAgreeTol = 1e-8;  // max |Δλ| / λ_max
 
-std::vector<double> load_average() {
-  double load[3] = {0, 0, 0};
-  if (getloadavg(load, 3) != 3) return {};
-  return {load[0], load[1], load[2]};
-}
-
 /// Seconds of wall clock for one subprocess, and its exit status and stdout.
 struct Timed {
   double seconds = 0;

@@ -45,11 +45,8 @@ inline int blas_threads(int requested) {
   return requested > 0 ? requested : static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
 }
 
-/// Runs argv with extra environment variables (NAME=value, overriding the inherited ones); returns
-/// (exit status, stdout). stderr is inherited, or sent to /dev/null when quiet_stderr. Exit 127
-/// when argv[0] cannot be started, 128 + signal when it was killed.
-inline std::pair<int, std::string> run_capture(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env,
-                                               bool quiet_stderr = false) {
+/// This process's environment with `extra_env` (NAME=value) overriding the inherited variables.
+inline std::vector<std::string> merged_environment(const std::vector<std::string>& extra_env) {
   std::vector<std::string> env_store;
   for (char** e = environ; *e; ++e) {
     const std::string kv = *e;
@@ -59,6 +56,22 @@ inline std::pair<int, std::string> run_capture(const std::vector<std::string>& a
     if (!overridden) env_store.push_back(kv);
   }
   env_store.insert(env_store.end(), extra_env.begin(), extra_env.end());
+  return env_store;
+}
+
+/// The 1-, 5- and 15-minute load averages (empty when unavailable): how quiet the machine was.
+inline std::vector<double> load_average() {
+  double load[3] = {0, 0, 0};
+  if (getloadavg(load, 3) != 3) return {};
+  return {load[0], load[1], load[2]};
+}
+
+/// Runs argv with extra environment variables (NAME=value, overriding the inherited ones); returns
+/// (exit status, stdout). stderr is inherited, or sent to /dev/null when quiet_stderr. Exit 127
+/// when argv[0] cannot be started, 128 + signal when it was killed.
+inline std::pair<int, std::string> run_capture(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env,
+                                               bool quiet_stderr = false) {
+  std::vector<std::string> env_store = merged_environment(extra_env);
   std::vector<char*> envp, args;
   for (auto& s : env_store) envp.push_back(s.data());
   envp.push_back(nullptr);
