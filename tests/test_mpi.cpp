@@ -280,14 +280,17 @@ TEST_CASE("A sweep killed mid-run resumes to a clean run's bytes, reusing its it
 
 TEST_CASE("The rank that draws a long item takes few others", "[mpi]") {
   const fs::path out = fresh_dir("mpi-schedule");
-  const Run r = shell(mpirun(2) + bin("sweep_toy") + " --items 101 --item-ms 2 --heavy 50 --heavy-ms 300 --resume --out " + out.string());
+  // A static split would give the heavy item's rank 50 short items; dynamic hand-out, about none. The
+  // margins (600 ms against 2 ms, at most 20) hold on a loaded machine too (12 were seen at 300 ms with
+  // a parallel build running).
+  const Run r = shell(mpirun(2) + bin("sweep_toy") + " --items 101 --item-ms 2 --heavy 50 --heavy-ms 600 --resume --out " + out.string());
   REQUIRE(r.code == 0);
   const json runinfo = read_json(out / ".sweep" / "run.json");
   const int heavy_rank = runinfo["items"][50]["rank"];
   int others = 0;
   for (const auto& item : runinfo["items"]) others += item["rank"] == heavy_rank && item["index"] != 50;
   INFO("the heavy item's rank " << heavy_rank << " took " << others << " of the 100 short items");
-  CHECK(others <= 10);
+  CHECK(others <= 20);
   CHECK(runinfo["ranks"] == 2);
 }
 
