@@ -20,8 +20,13 @@
 #include <sparseact/nn/loss.hpp>
 #include <sparseact/nn/mlp.hpp>
 
+#include "hvp_nets.hpp"
+
 using namespace sparseact;
 using namespace sparseact::nn;
+using hvp_nets::block;
+using hvp_nets::random_matrix;
+using hvp_nets::test_batch;
 
 namespace {
 
@@ -36,18 +41,6 @@ struct QuadCase {
   /// differently. The quadratic forms have no GEMM of depth B.
   bool hz_exact = true;
 };
-
-BlockConfig block(ActivationKind act, bool ln, bool affine, bool bias, bool zb, bool res, Eigen::Index n) {
-  BlockConfig b;
-  b.n = n;
-  b.activation.kind = act;
-  b.layernorm = ln;
-  b.ln_affine = affine;
-  b.ln_bias = bias;
-  b.zeroth_bias = zb;
-  b.residual = res;
-  return b;
-}
 
 std::vector<QuadCase> cases() {
   using A = ActivationKind;
@@ -78,20 +71,6 @@ std::vector<QuadCase> cases() {
   add("d = 400 (dgemm splits k), stacked, MSE", 3, 400, {block(A::squared_relu, true, true, true, false, true, 32)},
       LossKind::mse, 320);
   return cs;
-}
-
-Eigen::MatrixXd random_matrix(Eigen::Index rows, Eigen::Index cols, double sd, std::uint64_t seed, std::uint64_t stream) {
-  Eigen::MatrixXd m(rows, cols);
-  fill_random(m.data(), static_cast<std::size_t>(m.size()), Distribution::normal, sd, seed, stream);
-  return m;
-}
-
-Batch test_batch(const MlpConfig& c, Eigen::Index B, std::uint64_t seed) {
-  Batch b;
-  b.x = random_matrix(c.d_in, B, 1.5, seed, 3);
-  b.y = random_matrix(c.d_out, B, 1.0, seed, 4);
-  for (Eigen::Index s = 0; s < B; ++s) b.labels.push_back(static_cast<int>((s * 7 + 1) % c.d_out));
-  return b;
 }
 
 /// The quadratic forms (L × k) through quadratic_forms_block in blocks of `bs` columns.
