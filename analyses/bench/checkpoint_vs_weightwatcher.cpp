@@ -64,59 +64,9 @@ constexpr double kExactTol = 1e-6;       // λ_max and stable rank, relative
 constexpr double kWwEvalsThresh = 1e-5;  // WeightWatcher drops eigenvalues ≤ this before its power-law fit
 constexpr int kWwSmallN = 20;            // below this many eigenvalues WeightWatcher fits differently
 
-/// One subprocess: wall seconds, exit status, stdout, and its peak resident memory (wait4's ru_maxrss).
-struct Timed {
-  double seconds = 0;
-  int rc = 0;
-  std::string out;
-  double maxrss_mib = NAN;
-};
-
-/// Like peer.hpp's run_capture, but stderr goes to `stderr_file` (to read what the process said of
-/// itself, or why it failed) and the child is reaped with wait4 for its own rusage.
-Timed timed(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env, const fs::path& stderr_file) {
-  std::vector<std::string> env_store = merged_environment(extra_env);
-  std::vector<char*> envp, args;
-  for (auto& s : env_store) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> argv_store = argv;
-  for (auto& s : argv_store) args.push_back(s.data());
-  args.push_back(nullptr);
-
-  int fds[2];
-  if (pipe(fds) != 0) throw std::system_error(errno, std::generic_category(), "pipe");
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
-  posix_spawn_file_actions_addclose(&actions, fds[0]);
-  posix_spawn_file_actions_addclose(&actions, fds[1]);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, stderr_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  Timed t;
-  const auto t0 = std::chrono::steady_clock::now();
-  pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  close(fds[1]);
-  if (rc != 0) {
-    close(fds[0]);
-    t.rc = 127;
-    return t;
-  }
-  char buf[4096];
-  for (;;) {
-    const ssize_t got = read(fds[0], buf, sizeof buf);
-    if (got > 0) t.out.append(buf, static_cast<std::size_t>(got));
-    else if (got == 0 || errno != EINTR) break;
-  }
-  close(fds[0]);
-  int status = 0;
-  struct rusage usage {};
-  while (wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
-  }
-  t.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  t.rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  t.maxrss_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;  // KiB on Linux
-  return t;
+/// One subprocess with stderr to `stderr_file` (to read what the process said of itself, or why it failed).
+Finished timed(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env, const fs::path& stderr_file) {
+  return run_process(argv, extra_env, stderr_file.string());
 }
 
 std::string read_text(const fs::path& file) {
@@ -313,7 +263,7 @@ int main(int argc, char** argv) {
       return std::vector<std::string>{python, script.string(), "--model", model, "--outdir", (tmp.path / "ww").string(), "--variant", variant};
     };
     /// The peer's JSON line: the last line of its stdout that parses (WeightWatcher may print on stdout).
-    const auto peer_json = [](const Timed& p) {
+    const auto peer_json = [](const Finished& p) {
       std::istringstream in(p.out);
       std::string line;
       json last;
@@ -331,14 +281,14 @@ int main(int argc, char** argv) {
     auto progress = a.progress("repeats", static_cast<std::size_t>(repeats));
     for (int k = 0; k < repeats; ++k) {
       fs::remove_all(tmp.path / "ours");
-      const Timed o = timed(ours_cmd, env, tmp.path / "ours.err");
+      const Finished o = timed(ours_cmd, env, tmp.path / "ours.err");
       if (o.rc != 0 && o.rc != 3)
         throw std::runtime_error(fmt::format("checkpoint_spectra failed (exit {}): {}", o.rc, tail_of(tmp.path / "ours.err")));
       ours_s.push_back(o.seconds);
       ours_rss.push_back(o.maxrss_mib);
       ours_said_rss.push_back(said_peak_memory(tmp.path / "ours.err"));
 
-      const Timed p = timed(peer_cmd("analyze"), env, tmp.path / "ww.err");
+      const Finished p = timed(peer_cmd("analyze"), env, tmp.path / "ww.err");
       if (p.rc != 0) throw std::runtime_error(fmt::format("WeightWatcher peer failed (exit {}): {}", p.rc, tail_of(tmp.path / "ww.err")));
       peer_info = peer_json(p);
       analyze_s.push_back(p.seconds);
@@ -347,7 +297,7 @@ int main(int argc, char** argv) {
       analyze_inner_s.push_back(peer_info["analyze_s"].at(0).get<double>());
 
       if (k < mp_fit_repeats && (k == 0 || mp_fit_spent + mp_fit_s.back() <= peer_budget)) {
-        const Timed m = timed(peer_cmd("mp_fit"), env, tmp.path / "ww.err");
+        const Finished m = timed(peer_cmd("mp_fit"), env, tmp.path / "ww.err");
         if (m.rc != 0)
           throw std::runtime_error(fmt::format("WeightWatcher peer (mp_fit) failed (exit {}): {}", m.rc, tail_of(tmp.path / "ww.err")));
         const json mj = peer_json(m);

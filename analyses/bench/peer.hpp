@@ -7,10 +7,12 @@
 #include <fcntl.h>
 #include <spawn.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <filesystem>
 #include <stdexcept>
@@ -66,11 +68,20 @@ inline std::vector<double> load_average() {
   return {load[0], load[1], load[2]};
 }
 
-/// Runs argv with extra environment variables (NAME=value, overriding the inherited ones); returns
-/// (exit status, stdout). stderr is inherited, or sent to /dev/null when quiet_stderr. Exit 127
-/// when argv[0] cannot be started, 128 + signal when it was killed.
-inline std::pair<int, std::string> run_capture(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env,
-                                               bool quiet_stderr = false) {
+/// One finished subprocess: exit status (127 when argv[0] cannot be started, 128 + signal when it was
+/// killed), stdout, wall seconds from spawn to reaping, and its peak resident memory (wait4's ru_maxrss).
+struct Finished {
+  int rc = 0;
+  std::string out;
+  double seconds = 0;
+  double maxrss_mib = 0;
+};
+
+/// Runs argv with extra environment variables (NAME=value, overriding the inherited ones) and captures
+/// its stdout. stderr is inherited, or redirected to `stderr_file` when one is named ("/dev/null" to
+/// silence it).
+inline Finished run_process(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env,
+                            const std::string& stderr_file = "") {
   std::vector<std::string> env_store = merged_environment(extra_env);
   std::vector<char*> envp, args;
   for (auto& s : env_store) envp.push_back(s.data());
@@ -86,27 +97,41 @@ inline std::pair<int, std::string> run_capture(const std::vector<std::string>& a
   posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
   posix_spawn_file_actions_addclose(&actions, fds[0]);
   posix_spawn_file_actions_addclose(&actions, fds[1]);
-  if (quiet_stderr) posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  if (!stderr_file.empty())
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, stderr_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  Finished f;
+  const auto t0 = std::chrono::steady_clock::now();
   pid_t pid = 0;
   const int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   close(fds[1]);
   if (rc != 0) {
     close(fds[0]);
-    return {127, ""};
+    f.rc = 127;
+    return f;
   }
-  std::string out;
   char buf[4096];
   for (;;) {
     const ssize_t got = read(fds[0], buf, sizeof buf);
-    if (got > 0) out.append(buf, static_cast<std::size_t>(got));
+    if (got > 0) f.out.append(buf, static_cast<std::size_t>(got));
     else if (got == 0 || errno != EINTR) break;
   }
   close(fds[0]);
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  struct rusage usage {};
+  while (wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
   }
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), out};
+  f.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  f.rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  f.maxrss_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;  // KiB on Linux
+  return f;
+}
+
+/// (exit status, stdout) of run_process; stderr inherited, or silenced when quiet_stderr.
+inline std::pair<int, std::string> run_capture(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env,
+                                               bool quiet_stderr = false) {
+  Finished f = run_process(argv, extra_env, quiet_stderr ? "/dev/null" : "");
+  return {f.rc, std::move(f.out)};
 }
 
 /// The peer script `file_name` (e.g. "lsh_vs_faiss.py"): in the source tree's analyses/bench/ (so an
