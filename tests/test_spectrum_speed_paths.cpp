@@ -13,6 +13,9 @@
 #include <boost/math/quadrature/gauss.hpp>
 #include <boost/math/special_functions/airy.hpp>
 
+#include <lapacke.h>
+
+#include <sparseact/core/blas_threads.hpp>
 #include <sparseact/spectral/init.hpp>
 #include <sparseact/spectral/projection_bound.hpp>
 #include <sparseact/spectral/spectrum.hpp>
@@ -78,6 +81,34 @@ TEST_CASE("two-stage eigenvalues equal dsyevd's within 1e-12 relative, and Jacob
   // Below the threshold `automatic` is dsyevd itself: the same bits.
   const Eigen::MatrixXd Ks = init_weights(400, 120, Init::xavier, Distribution::normal, 13);
   CHECK(same_bits(kkt_spectrum(Ks).gram, kkt_spectrum(Ks, EigenSolver::one_stage).gram));
+}
+
+TEST_CASE("the staged two-stage solver is LAPACK's dsyevd_2stage bit for bit with serial BLAS, scaling included",
+          "[spectral][speed_paths]") {
+  // symmetric_eigenvalues(two_stage) calls dsyevd_2stage's steps itself so that the bulge chasing
+  // runs serial; with BLAS serial throughout, nothing else may differ from the driver.
+  const ScopedBlasThreads serial(1);
+  const Eigen::MatrixXd K = init_weights(700, 300, Init::xavier, Distribution::normal, 21);
+  const Eigen::MatrixXd G = small_gram(K);
+  // 1e-170 and 1e170 take the driver's scaling branches (entries below √(safmin/ε) or above its inverse).
+  for (double scale : {1.0, 1e-170, 1e170}) {
+    Eigen::MatrixXd A = G * scale, B = A;
+    Eigen::VectorXd lapack(A.rows());
+    REQUIRE(LAPACKE_dsyevd_2stage(LAPACK_COL_MAJOR, 'N', 'L', static_cast<lapack_int>(B.rows()), B.data(),
+                                  static_cast<lapack_int>(B.rows()), lapack.data()) == 0);
+    const Eigen::VectorXd ours = symmetric_eigenvalues(A, EigenSolver::two_stage);
+    CHECK(same_bits(ours, lapack));
+    CHECK(ours.maxCoeff() > 0);
+  }
+  // A 1×1 and a tridiagonal-already matrix (kd ≥ m − 1) go through the same steps.
+  Eigen::MatrixXd one(1, 1);
+  one << 3.5;
+  CHECK(symmetric_eigenvalues(one, EigenSolver::two_stage)(0) == 3.5);
+  Eigen::MatrixXd T = Eigen::MatrixXd::Zero(5, 5);
+  for (int i = 0; i < 5; ++i) T(i, i) = 2;
+  for (int i = 0; i < 4; ++i) T(i + 1, i) = -1;  // lower triangle only is read
+  const Eigen::VectorXd t = symmetric_eigenvalues(T, EigenSolver::two_stage);
+  for (int k = 1; k <= 5; ++k) CHECK(t(k - 1) == Approx(2 - 2 * std::cos(k * M_PI / 6)).epsilon(1e-14));
 }
 
 TEST_CASE("lower-triangle Gram, finite check on its diagonal, and the spectrum from a shared Gram", "[spectral][speed_paths]") {

@@ -1,6 +1,8 @@
 #include <sparseact/spectral/spectrum.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <cstddef>
 #include <limits>
 #include <stdexcept>
 
@@ -8,11 +10,82 @@
 #include <lapacke.h>
 #include <fmt/format.h>
 
+#include <sparseact/core/blas_threads.hpp>
 #include <sparseact/core/estimators/lanczos.hpp>
 #include <sparseact/core/ops/gram.hpp>
 #include <sparseact/cuda/gram_eigen.hpp>
 
+// The two stages of LAPACK's dsytrd_2stage, exported by every LAPACK since 3.7 but absent from
+// lapack.h (gfortran ABI: the lengths of character arguments follow as size_t).
+extern "C" {
+void dsytrd_sy2sb_(const char* uplo, const lapack_int* n, const lapack_int* kd, double* A, const lapack_int* lda, double* AB,
+                   const lapack_int* ldab, double* tau, double* work, const lapack_int* lwork, lapack_int* info, std::size_t);
+void dsytrd_sb2st_(const char* stage1, const char* vect, const char* uplo, const lapack_int* n, const lapack_int* kd, double* AB,
+                   const lapack_int* ldab, double* D, double* E, double* hous, const lapack_int* lhous, double* work,
+                   const lapack_int* lwork, lapack_int* info, std::size_t, std::size_t, std::size_t);
+lapack_int ilaenv2stage_(const lapack_int* ispec, const char* name, const char* opts, const lapack_int* n1, const lapack_int* n2,
+                         const lapack_int* n3, const lapack_int* n4, std::size_t, std::size_t);
+}
+
 namespace sparseact::spectral {
+
+namespace {
+
+void check_info(const char* routine, lapack_int info) {
+  if (info != 0) throw std::runtime_error(fmt::format("LAPACK {} failed (info = {})", routine, info));
+}
+
+/// Workspace size from a LAPACK query's work[0].
+lapack_int query_size(double w) { return std::max<lapack_int>(1, static_cast<lapack_int>(w)); }
+
+/// dsyevd_2stage('N', 'L') step by step, so that each stage runs on the threads it can use: the
+/// dense → band reduction (dsytrd_sy2sb) is level-3 BLAS and scales with BLAS's threads; the bulge
+/// chasing (dsytrd_sb2st) is a long sequence of reflections of width kd whose BLAS calls, threaded,
+/// only pay hand-offs (m = 2048 on 2-core EPYC / OpenBLAS 0.3.21: 0.105 s serial, 0.295 s on two
+/// threads, which made dsyevd_2stage slower on two threads than on one), so it runs serial; dsterf
+/// is serial in any case. Same calls, arguments and band width kd as LAPACK's own driver, so with
+/// serial BLAS the eigenvalues are dsyevd_2stage's bit for bit (tests/test_spectrum_speed_paths.cpp).
+Eigen::VectorXd two_stage_eigenvalues(Eigen::MatrixXd& A) {
+  const auto m = static_cast<lapack_int>(A.rows());
+  Eigen::VectorXd w(m);
+  // dsyevd_2stage scales a matrix whose largest entry is near under- or overflow into
+  // [√(safmin/ε), √(ε/safmin)] and scales the eigenvalues back.
+  const double smlnum = LAPACKE_dlamch('S') / LAPACKE_dlamch('P');
+  const double rmin = std::sqrt(smlnum), rmax = std::sqrt(1 / smlnum);
+  const double anrm = LAPACKE_dlansy(LAPACK_COL_MAJOR, 'M', 'L', m, A.data(), m);
+  double sigma = 1;
+  if (anrm > 0 && anrm < rmin) sigma = rmin / anrm;
+  else if (anrm > rmax) sigma = rmax / anrm;
+  if (sigma != 1) check_info("dlascl", LAPACKE_dlascl(LAPACK_COL_MAJOR, 'L', 0, 0, 1.0, sigma, m, m, A.data(), m));
+
+  const lapack_int one = 1, none = -1, query = -1;
+  const lapack_int kd = ilaenv2stage_(&one, "DSYTRD_2STAGE", "N", &m, &none, &none, &none, 13, 1);
+  const lapack_int ldab = kd + 1;
+  Eigen::VectorXd AB(static_cast<Eigen::Index>(ldab) * m), tau(std::max<lapack_int>(1, m - kd)), E(std::max<lapack_int>(1, m - 1));
+  lapack_int info = 0;
+  double size = 0;
+  dsytrd_sy2sb_("L", &m, &kd, A.data(), &m, AB.data(), &ldab, tau.data(), &size, &query, &info, 1);
+  check_info("dsytrd_sy2sb", info);
+  const lapack_int lwork = query_size(size);
+  Eigen::VectorXd work(lwork);
+  dsytrd_sy2sb_("L", &m, &kd, A.data(), &m, AB.data(), &ldab, tau.data(), work.data(), &lwork, &info, 1);
+  check_info("dsytrd_sy2sb", info);
+  {
+    const ScopedBlasThreads serial(1);
+    double hous_size = 0, work_size = 0;
+    dsytrd_sb2st_("Y", "N", "L", &m, &kd, AB.data(), &ldab, w.data(), E.data(), &hous_size, &query, &work_size, &query, &info, 1, 1, 1);
+    check_info("dsytrd_sb2st", info);
+    const lapack_int lhous = query_size(hous_size), lwork2 = query_size(work_size);
+    Eigen::VectorXd hous(lhous), work2(lwork2);
+    dsytrd_sb2st_("Y", "N", "L", &m, &kd, AB.data(), &ldab, w.data(), E.data(), hous.data(), &lhous, work2.data(), &lwork2, &info, 1, 1, 1);
+    check_info("dsytrd_sb2st", info);
+  }
+  check_info("dsterf", LAPACKE_dsterf(m, w.data(), E.data()));
+  if (sigma != 1) w *= 1 / sigma;  // dscal by 1/σ, as the driver does
+  return w;
+}
+
+}  // namespace
 
 Eigen::VectorXd Spectrum::all_eigenvalues() const {
   Eigen::VectorXd all = Eigen::VectorXd::Zero(n);
@@ -64,12 +137,10 @@ Eigen::VectorXd symmetric_eigenvalues(Eigen::MatrixXd A, EigenSolver solver) {
   Eigen::VectorXd w(m);
   if (m == 0) return w;
   if (solver == EigenSolver::automatic) solver = m >= two_stage_from ? EigenSolver::two_stage : EigenSolver::one_stage;
-  // Eigenvalues only: both drivers scale A if its norm is extreme, reduce it to tridiagonal form
-  // and finish with dsterf. LAPACKE queries and allocates the workspace itself (a few µs).
-  const lapack_int info = solver == EigenSolver::two_stage ? LAPACKE_dsyevd_2stage(LAPACK_COL_MAJOR, 'N', 'L', m, A.data(), m, w.data())
-                                                           : LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'N', 'L', m, A.data(), m, w.data());
-  if (info != 0)
-    throw std::runtime_error(fmt::format("LAPACK {} failed (info = {})", solver == EigenSolver::two_stage ? "dsyevd_2stage" : "dsyevd", info));
+  if (solver == EigenSolver::two_stage) return two_stage_eigenvalues(A);
+  // Eigenvalues only: dsyevd scales A if its norm is extreme, reduces it to tridiagonal form and
+  // finishes with dsterf. LAPACKE queries and allocates the workspace itself (a few µs).
+  check_info("dsyevd", LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'N', 'L', m, A.data(), m, w.data()));
   return w;
 }
 

@@ -37,9 +37,13 @@ struct Spectrum {
 /// How the eigenvalues of a symmetric matrix are computed (eigenvalues only; both end in dsterf).
 ///  one_stage: dsyevd, i.e. dsytrd's direct tridiagonal reduction, half of whose flops are
 ///             memory-bound dsymv.
-///  two_stage: dsyevd_2stage, dense → band by level-3 BLAS (dsytrd_sy2sb), band → tridiagonal by
-///             bulge chasing (dsytrd_sb2st). Measured on 2-core EPYC / OpenBLAS 0.3.21, one BLAS
-///             thread: 1.0× at m = 768, 1.15× at m = 1024, 1.5× at m = 1536, 1.7× at m = 2048.
+///  two_stage: dsyevd_2stage's steps: dense → band by level-3 BLAS (dsytrd_sy2sb, on BLAS's
+///             threads), band → tridiagonal by bulge chasing (dsytrd_sb2st, always on one BLAS
+///             thread: threaded, its small reflections cost 2.8× more at m = 2048), then dsterf.
+///             Measured on 2-core EPYC / OpenBLAS 0.3.21 against dsyevd: one BLAS thread 1.0× at
+///             m = 768, 1.36× at 1024, 1.57× at 1536, 1.6× at 2048; two threads 0.97× at 1024,
+///             1.2× at 1536, 1.37× at 2048 (LAPACK's own dsyevd_2stage on two threads: 0.88×).
+///             With serial BLAS its eigenvalues are dsyevd_2stage's bit for bit.
 ///  automatic: two_stage from m ≥ two_stage_from, one_stage below.
 /// The two agree to a few ulps of λ_max (≤ 1e-13 relative per eigenvalue on Gram matrices of
 /// condition ≤ 10; tests/test_spectrum_speed_paths.cpp pins 1e-12).
