@@ -177,6 +177,46 @@ TEST_CASE("polytope_vertices: known clipped boxes in 1, 2 and 3 dimensions", "[l
   CHECK(polytope_vertices(E, Eigen::VectorXd::Zero(2), Eigen::VectorXd::Ones(2)).cols() == 0);
 }
 
+TEST_CASE("polytope_vertices: faces far away change nothing, faces just touching are still cut", "[lsh]") {
+  // polytope_vertices skips a row that ‖n‖₁ · max ‖v‖_∞ ≤ c(1 − 1e-9) shows no vertex can cross
+  // without visiting the vertices. Far rows (the cube's faces seen from a small bucket) must leave the
+  // vertices bit for bit those without them; rows within a hair of that bound must still cut.
+  for (int k : {2, 3}) {
+    const Eigen::VectorXd lo = Eigen::VectorXd::Constant(k, -1), hi = Eigen::VectorXd::Constant(k, 1);
+    Rng rng(41, static_cast<std::uint64_t>(k));
+    Polytope cell{Eigen::MatrixXd(2 * k, k), Eigen::VectorXd(2 * k)};  // a slanted slab per axis
+    for (int r = 0; r < 2 * k; ++r) {
+      for (int j = 0; j < k; ++j) cell.N(r, j) = (j == r / 2 ? 1.0 : 0.3 * rng.uniform(-1, 1)) * (r % 2 ? -1 : 1);
+      cell.c(r) = 0.4;
+    }
+    const Eigen::MatrixXd base = polytope_vertices(cell, lo, hi);
+    REQUIRE(base.cols() > 0);
+    Polytope far = cell;  // + 200 rows at distance ≥ 2 from the origin (‖n‖₁ · 1 ≤ c/2)
+    far.N.conservativeResize(2 * k + 200, k);
+    far.c.conservativeResize(2 * k + 200);
+    for (int r = 2 * k; r < 2 * k + 200; ++r) {
+      for (int j = 0; j < k; ++j) far.N(r, j) = rng.uniform(-1, 1);
+      far.c(r) = 2 * far.N.row(r).lpNorm<1>() * base.cwiseAbs().maxCoeff();
+    }
+    const Eigen::MatrixXd with_far = polytope_vertices(far, lo, hi);
+    CHECK(with_far.cols() == base.cols());
+    CHECK((with_far.array() == base.array()).all());
+    // A face at the bound's edge: n = (1, 1, …), c just below ‖n‖₁ · max|v| so that the corner with
+    // every coordinate at max|v| would violate it, though not any vertex of this cell may; the cut
+    // must be decided by the vertices themselves, as without the shortcut.
+    const double reach = base.cwiseAbs().maxCoeff();
+    Polytope edge = cell;
+    edge.N.conservativeResize(2 * k + 1, k);
+    edge.c.conservativeResize(2 * k + 1);
+    edge.N.row(2 * k).setOnes();
+    edge.c(2 * k) = 0.5 * k * reach;  // cuts the cell's corner in the all-positive orthant
+    const Eigen::MatrixXd cut = polytope_vertices(edge, lo, hi);
+    const double max_sum = (Eigen::RowVectorXd::Ones(k) * cut).maxCoeff();
+    CHECK(max_sum <= edge.c(2 * k) * (1 + 1e-12));
+    CHECK((Eigen::RowVectorXd::Ones(k) * base).maxCoeff() > edge.c(2 * k));  // the face did cut
+  }
+}
+
 TEST_CASE("Exact bucket diameters (k = 2, 3) dominate and match densely sampled ones", "[lsh]") {
   for (int k : {2, 3}) {
     const Subspace S = random_subspace(10, k, 31 + k);

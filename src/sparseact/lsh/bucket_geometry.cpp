@@ -19,6 +19,19 @@ namespace {
 
 double tolerance(double c) { return 1e-12 * (1.0 + std::abs(c)); }
 
+/// A row n·p ≤ c that no vertex can violate, decided without visiting them: |n·p| ≤ ‖n‖₁ ‖p‖_∞, so
+/// ‖n‖₁ · max_v ‖v‖_∞ ≤ c (1 − 1e-9) puts every computed n·v below c by far more than rounding, and
+/// the vertex-by-vertex test would skip the row too (the same polytope, bit for bit). For a small
+/// cell most rows are faces of the cube far away: at d = 128, 256 rows per bucket.
+bool surely_redundant(double n_l1, double c, double max_abs_coord) { return c > 0 && n_l1 * max_abs_coord <= c * (1 - 1e-9); }
+
+template <class Points>
+double max_abs_coordinate(const Points& pts) {
+  double m = 0;
+  for (const auto& p : pts) m = std::max(m, p.cwiseAbs().maxCoeff());
+  return m;
+}
+
 template <int K>
 using Pt = Eigen::Matrix<double, K, 1>;
 
@@ -54,13 +67,16 @@ Eigen::MatrixXd to_matrix_2(const std::vector<Pt<2>>& pts) {
 
 Eigen::MatrixXd vertices_2(const Polytope& P, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi) {
   std::vector<Pt<2>> poly{{lo(0), lo(1)}, {hi(0), lo(1)}, {hi(0), hi(1)}, {lo(0), hi(1)}};  // counter-clockwise
+  double reach = max_abs_coordinate(poly);
   for (Eigen::Index r = 0; r < P.N.rows() && !poly.empty(); ++r) {
     const Pt<2> n = P.N.row(r).transpose();
+    if (surely_redundant(n.lpNorm<1>(), P.c(r), reach)) continue;
     bool redundant = true;  // every vertex inside: nothing to clip (most faces of P, for a small cell)
     for (const auto& p : poly) redundant = redundant && n.dot(p) - P.c(r) <= tolerance(P.c(r));
     if (redundant) continue;
     poly = clip<2>(poly, P.N.row(r).transpose(), P.c(r), nullptr);
     if (poly.size() < 3) poly.clear();  // a point or a segment: no interior
+    reach = max_abs_coordinate(poly);
   }
   return to_matrix_2(poly);
 }
@@ -74,9 +90,16 @@ Eigen::MatrixXd vertices_3(const Polytope& P, const Eigen::VectorXd& lo, const E
     const int f[6][4] = {{0, 3, 2, 1}, {4, 5, 6, 7}, {0, 1, 5, 4}, {2, 3, 7, 6}, {1, 2, 6, 5}, {0, 4, 7, 3}};
     for (const auto& face : f) faces.push_back({v[face[0]], v[face[1]], v[face[2]], v[face[3]]});
   }
+  const auto reach_of = [&] {
+    double m = 0;
+    for (const auto& face : faces) m = std::max(m, max_abs_coordinate(face));
+    return m;
+  };
+  double reach = reach_of();
   for (Eigen::Index r = 0; r < P.N.rows() && !faces.empty(); ++r) {
     const P3 n = P.N.row(r).transpose();
     const double c = P.c(r);
+    if (surely_redundant(n.lpNorm<1>(), c, reach)) continue;
     bool redundant = true;  // every vertex inside: nothing to clip
     for (const auto& face : faces)
       for (const auto& p : face) redundant = redundant && n.dot(p) - c <= tolerance(c);
@@ -102,13 +125,16 @@ Eigen::MatrixXd vertices_3(const Polytope& P, const Eigen::VectorXd& lo, const E
       const P3 nu = n.normalized();
       P3 e1 = (std::abs(nu(0)) < 0.9 ? P3::UnitX() : P3::UnitY()).cross(nu).normalized();
       const P3 e2 = nu.cross(e1);
-      std::sort(cap.begin(), cap.end(), [&](const P3& a, const P3& b) {
-        return std::atan2((a - centre).dot(e2), (a - centre).dot(e1)) < std::atan2((b - centre).dot(e2), (b - centre).dot(e1));
-      });
+      // Each point's angle once (the comparator evaluated them O(m log m) times), the same order.
+      std::vector<std::pair<double, P3>> by_angle;
+      for (const auto& p : cap) by_angle.emplace_back(std::atan2((p - centre).dot(e2), (p - centre).dot(e1)), p);
+      std::sort(by_angle.begin(), by_angle.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      for (std::size_t i = 0; i < cap.size(); ++i) cap[i] = by_angle[i].second;
       next.push_back(std::move(cap));
     }
     faces = std::move(next);
     if (faces.size() < 4) faces.clear();  // fewer than four faces bound no volume
+    reach = reach_of();
   }
   std::vector<P3> verts;
   for (const auto& face : faces)
