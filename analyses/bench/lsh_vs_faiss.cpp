@@ -307,7 +307,7 @@ int main(int argc, char** argv) {
   app.add_option("--d", d, "dimension d of the points")->check(CLI::Range(1, 1024))->capture_default_str();
   analysis.scaled_option("--bits", bits_text, std::string("16,64"), std::string("16,32,64"),
                          "numbers b of hyperplanes (hash bits per point), comma-separated, each in [1, 64]");
-  analysis.scaled_option("--repeats", repeats, 3, 5, "timing repeats; the median is reported")->check(CLI::Range(1, 1000));
+  analysis.scaled_option("--repeats", repeats, 3, 9, "timing repeats; the median is reported (a repeat takes under a second: nine keep the spread of the 1.5–3× ratios from resting on one outlier)")->check(CLI::Range(1, 1000));
   app.add_option("--python", python, "Python with numpy (Debian's python3-numpy)")->capture_default_str();
   app.add_option("--peer-budget", peer_budget, "seconds per numpy hyperplane count; repeats beyond the first stop once the next would exceed it")
       ->check(CLI::Range(0.0, 1e6))->capture_default_str();
