@@ -100,6 +100,12 @@ TEST_CASE("the staged two-stage solver is LAPACK's dsyevd_2stage bit for bit wit
     CHECK(same_bits(ours, lapack));
     CHECK(ours.maxCoeff() > 0);
   }
+  // A NaN or ∞ in the lower triangle is refused (LAPACK's driver returned info = −5 for a NaN).
+  for (double bad : {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()}) {
+    Eigen::MatrixXd B = G;
+    B(5, 2) = bad;
+    CHECK_THROWS_AS(symmetric_eigenvalues(B, EigenSolver::two_stage), std::invalid_argument);
+  }
   // A 1×1 and a tridiagonal-already matrix (kd ≥ m − 1) go through the same steps.
   Eigen::MatrixXd one(1, 1);
   one << 3.5;

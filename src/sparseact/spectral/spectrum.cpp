@@ -52,7 +52,8 @@ Eigen::VectorXd two_stage_eigenvalues(Eigen::MatrixXd& A) {
   // [√(safmin/ε), √(ε/safmin)] and scales the eigenvalues back.
   const double smlnum = LAPACKE_dlamch('S') / LAPACKE_dlamch('P');
   const double rmin = std::sqrt(smlnum), rmax = std::sqrt(1 / smlnum);
-  const double anrm = LAPACKE_dlansy(LAPACK_COL_MAJOR, 'M', 'L', m, A.data(), m);
+  const double anrm = LAPACKE_dlansy(LAPACK_COL_MAJOR, 'M', 'L', m, A.data(), m);  // −5 when LAPACKE finds a NaN
+  if (!std::isfinite(anrm) || anrm < 0) throw std::invalid_argument("symmetric_eigenvalues: the matrix has NaN or infinite entries");
   double sigma = 1;
   if (anrm > 0 && anrm < rmin) sigma = rmin / anrm;
   else if (anrm > rmax) sigma = rmax / anrm;
