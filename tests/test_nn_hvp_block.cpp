@@ -41,21 +41,11 @@ struct BlockCase {
 std::vector<BlockCase> cases() {
   using A = ActivationKind;
   std::vector<BlockCase> cs;
-  auto add = [&](std::string name, Eigen::Index d_in, Eigen::Index d, std::vector<BlockConfig> blocks, LossKind loss, Eigen::Index B) {
-    cs.push_back({std::move(name), MlpConfig{.d_in = d_in, .d = d, .d_out = 3, .blocks = std::move(blocks)}, loss, B, d <= 256});
+  const auto add_case = [&](const hvp_nets::NetCase& n) { cs.push_back({n.name, n.config, n.loss, n.batch, n.config.d <= 256}); };
+  const auto add = [&](std::string name, Eigen::Index d_in, Eigen::Index d, std::vector<BlockConfig> blocks, LossKind loss, Eigen::Index B) {
+    add_case({std::move(name), MlpConfig{.d_in = d_in, .d = d, .d_out = 3, .blocks = std::move(blocks)}, loss, B});
   };
-  add("DB-MLP J-SquaredReLU, LN affine+bias, residual, CE, odd sizes", 3, 5,
-      {block(A::j_squared_relu, true, true, true, true, true, 7), block(A::j_squared_relu, true, true, true, true, true, 3)},
-      LossKind::cross_entropy, 7);
-  add("plain ReLU, no LN, no residual, MSE", 4, 6, {block(A::relu, false, false, false, false, false, 5)}, LossKind::mse, 5);
-  add("GELU, LN bias only / LN without affine, zeroth bias, CE", 3, 5,
-      {block(A::gelu, true, false, true, false, true, 6), block(A::squared_relu, true, false, false, true, false, 4)},
-      LossKind::cross_entropy, 6);
-  {
-    BlockConfig s = block(A::relu, true, false, false, false, true, 5);
-    s.value_layer = false;
-    add("single hidden Linear layers (no value layer), CE", 3, 5, {s, s}, LossKind::cross_entropy, 4);
-  }
+  for (const hvp_nets::NetCase& n : hvp_nets::common_nets()) add_case(n);
   add("no blocks, CE", 3, 5, {}, LossKind::cross_entropy, 5);
   // the benchmark's kind of network at shapes where θ's products are stacked (m·B·k ≥ 4·10⁶ per
   // probe: one dgemm of width P·B, OpenBLAS's blocked kernels); GELU rather than the benchmark's
@@ -65,9 +55,6 @@ std::vector<BlockCase> cases() {
   // a batch so wide that a block of 3 probes takes two passes (kStackColumns = 4096: 2 probes per pass)
   add("batch 1500: several passes per block, CE", 3, 4, {block(A::gelu, true, true, true, true, true, 5)},
       LossKind::cross_entropy, 1500);
-  // depth d = 400 above OpenBLAS's k-block (GEMM_Q), stacked: dgemm splits k the same way at any width
-  add("d = 400 (dgemm splits k), stacked, MSE", 3, 400, {block(A::squared_relu, true, true, true, false, true, 32)},
-      LossKind::mse, 320);
   // products small enough for OpenBLAS's small-matrix kernels one probe at a time: not stacked
   add("d = 400, narrow K (small-matrix kernels), MSE", 3, 400, {block(A::squared_relu, true, true, true, false, true, 2)},
       LossKind::mse, 100);

@@ -45,22 +45,13 @@ struct QuadCase {
 std::vector<QuadCase> cases() {
   using A = ActivationKind;
   std::vector<QuadCase> cs;
-  auto add = [&](std::string name, Eigen::Index d_in, Eigen::Index d, std::vector<BlockConfig> blocks, LossKind loss, Eigen::Index B) {
-    cs.push_back({std::move(name), MlpConfig{.d_in = d_in, .d = d, .d_out = 3, .blocks = std::move(blocks)}, loss, B, d <= 256,
-                  d <= 256 && B != 513});
+  const auto add_case = [&](const hvp_nets::NetCase& n) {
+    cs.push_back({n.name, n.config, n.loss, n.batch, n.config.d <= 256, n.config.d <= 256 && n.batch != 513});
   };
-  add("DB-MLP J-SquaredReLU, LN affine+bias, residual, CE, odd sizes", 3, 5,
-      {block(A::j_squared_relu, true, true, true, true, true, 7), block(A::j_squared_relu, true, true, true, true, true, 3)},
-      LossKind::cross_entropy, 7);
-  add("plain ReLU, no LN, no residual, MSE", 4, 6, {block(A::relu, false, false, false, false, false, 5)}, LossKind::mse, 5);
-  add("GELU, LN bias only / LN without affine, zeroth bias, CE", 3, 5,
-      {block(A::gelu, true, false, true, false, true, 6), block(A::squared_relu, true, false, false, true, false, 4)},
-      LossKind::cross_entropy, 6);
-  {
-    BlockConfig s = block(A::relu, true, false, false, false, true, 5);
-    s.value_layer = false;
-    add("single hidden Linear layers (no value layer), CE", 3, 5, {s, s}, LossKind::cross_entropy, 4);
-  }
+  const auto add = [&](std::string name, Eigen::Index d_in, Eigen::Index d, std::vector<BlockConfig> blocks, LossKind loss, Eigen::Index B) {
+    add_case({std::move(name), MlpConfig{.d_in = d_in, .d = d, .d_out = 3, .blocks = std::move(blocks)}, loss, B});
+  };
+  for (const hvp_nets::NetCase& n : hvp_nets::common_nets()) add_case(n);
   add("no blocks, MSE", 3, 5, {}, LossKind::mse, 5);
   // stacked θ-products (m·B·k ≥ 4·10⁶ per probe), as in the benchmark's network
   add("LN-MLP 40-64-128 ReLU, CE, batch 513 (stacked GEMMs)", 40, 64, {block(A::relu, true, true, true, false, true, 128)},
@@ -68,8 +59,6 @@ std::vector<QuadCase> cases() {
   // two passes per block of 3 probes (kStackColumns = 4096)
   add("batch 1501: several passes per block, zeroth bias, CE", 3, 4, {block(A::gelu, true, true, true, true, true, 5)},
       LossKind::cross_entropy, 1501);
-  add("d = 400 (dgemm splits k), stacked, MSE", 3, 400, {block(A::squared_relu, true, true, true, false, true, 32)},
-      LossKind::mse, 320);
   return cs;
 }
 
