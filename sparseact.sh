@@ -4,13 +4,19 @@
 #   main   runs every analysis at its default scale into figures/ and writes figures/REPORT.md
 #   test   runs the test suite (ctest)
 #   bench  runs the benchmarks against their peers (numpy, PyTorch, FAISS)
-# Environment: SPARSEACT_BUILD (build folder, default build/), SPARSEACT_JOBS (default: all cores).
+#   fuzz [SECONDS]  builds the file readers' libFuzzer targets (tests/fuzz/) with clang-16 and
+#          ASan+UBSan into build-fuzz/ and runs each for SECONDS (default 600); non-zero on a finding
+# Environment: SPARSEACT_BUILD (build folder, default build/), SPARSEACT_JOBS (default: all cores),
+# SPARSEACT_FUZZ_BUILD (default build-fuzz/).
 set -euo pipefail
 
 mode=${1:-}
 case "$mode" in
   main|test|bench) ;;
-  *) echo "usage: $0 main|test|bench" >&2; exit 2 ;;
+  fuzz)
+    fuzz_seconds=${2:-600}
+    case "$fuzz_seconds" in ''|*[!0-9]*) echo "usage: $0 fuzz [SECONDS]" >&2; exit 2 ;; esac ;;
+  *) echo "usage: $0 main|test|bench|fuzz [SECONDS]" >&2; exit 2 ;;
 esac
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -22,6 +28,7 @@ packages=(cmake ninja-build g++ git pkg-config
           libopenblas-dev liblapacke-dev gnuplot-nox libglpk-dev zlib1g-dev dataset-fashion-mnist
           clang-tools-16 python3-numpy openmpi-bin libopenmpi-dev)
 if [ "$mode" = bench ]; then packages+=(python3-scipy python3-torch libfaiss-dev python3-mpi4py python3-pip python3-venv); fi
+if [ "$mode" = fuzz ]; then packages+=(clang-16 libclang-rt-16-dev); fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -37,6 +44,14 @@ if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if [ "$mode" = fuzz ]; then
+  # Only the reader sources and the targets (tests/fuzz/CMakeLists.txt as a project of its own).
+  fuzz_build=${SPARSEACT_FUZZ_BUILD:-$root/build-fuzz}
+  cmake -S "$root/tests/fuzz" -B "$fuzz_build" -G Ninja -DCMAKE_CXX_COMPILER=clang++-16
+  cmake --build "$fuzz_build" -j "$jobs"
+  exec bash "$root/tests/fuzz/run_fuzzers.sh" "$fuzz_build" "$fuzz_seconds"
 fi
 
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release
