@@ -13,7 +13,13 @@ execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK}/build RESULT_VARIABLE r
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "consumer build failed (${rc})")
 endif()
-execute_process(COMMAND ${WORK}/build/consumer RESULT_VARIABLE rc)
+# SPARSEACT_TEST_PRELOAD (`sparseact.sh sanitize`: the ASan runtime, which must be loaded first when
+# the installed library is instrumented and the consumer is not).
+set(_run ${WORK}/build/consumer)
+if(DEFINED ENV{SPARSEACT_TEST_PRELOAD} AND NOT "$ENV{SPARSEACT_TEST_PRELOAD}" STREQUAL "")
+  set(_run ${CMAKE_COMMAND} -E env "LD_PRELOAD=$ENV{SPARSEACT_TEST_PRELOAD}" ${_run})
+endif()
+execute_process(COMMAND ${_run} RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "consumer run failed (${rc})")
 endif()

@@ -207,11 +207,14 @@ def main():
     cmd += inputs
 
     env = dict(os.environ)
-    env["LD_PRELOAD"] = library + (" " + env["LD_PRELOAD"] if env.get("LD_PRELOAD") else "")
+    # SPARSEACT_TEST_PRELOAD (`sparseact.sh sanitize`: the ASan runtime) must come before the
+    # instrumented library, which ASan checks when clang-repl starts.
+    first = env.get("SPARSEACT_TEST_PRELOAD", "")
+    env["LD_PRELOAD"] = " ".join(p for p in (first, library, env.get("LD_PRELOAD", "")) if p)
     env.setdefault("OMP_NUM_THREADS", "2")
 
     print(f"# {name}: {len(cells)} code cells under {repl}", flush=True)
-    print(f"# LD_PRELOAD={library}", flush=True)
+    print(f"# LD_PRELOAD={env['LD_PRELOAD']}", flush=True)
     print(f"# includes: {' '.join(includes)}", flush=True)
     if wrapped_cells:
         print(f"# statement cells run inside a lambda: {', '.join(map(str, wrapped_cells))}", flush=True)
