@@ -30,7 +30,7 @@ packages=(cmake ninja-build g++ git pkg-config
           libopenblas-dev liblapacke-dev gnuplot-nox libglpk-dev zlib1g-dev dataset-fashion-mnist
           clang-tools-16 python3-numpy openmpi-bin libopenmpi-dev)
 if [ "$mode" = bench ]; then packages+=(python3-scipy python3-torch libfaiss-dev python3-mpi4py python3-pip python3-venv); fi
-if [ "$mode" = fuzz ]; then packages+=(clang-16 libclang-rt-16-dev); fi
+if [ "$mode" = fuzz ]; then packages+=(clang-16 libclang-rt-16-dev llvm-16); fi
 
 missing=()
 for p in "${packages[@]}"; do

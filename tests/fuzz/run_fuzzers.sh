@@ -32,6 +32,13 @@ mkdir -p "$build/logs"
 # Sanitizer reports end the run as a crash; leaks count (libFuzzer checks them per input).
 export ASAN_OPTIONS=${ASAN_OPTIONS:-halt_on_error=1:detect_leaks=1:allocator_may_return_null=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+# Symbolized stacks: clang-16's own llvm-symbolizer (package llvm-16); ASan does not take a symlink to
+# another version's from PATH.
+if [ -z "${ASAN_SYMBOLIZER_PATH:-}" ]; then
+  for s in /usr/lib/llvm-16/bin/llvm-symbolizer "$(readlink -f "$(command -v llvm-symbolizer || true)" || true)"; do
+    if [ -x "$s" ]; then export ASAN_SYMBOLIZER_PATH=$s; break; fi
+  done
+fi
 
 final_stat() {  # stat NAME LOG: libFuzzer's final statistic NAME, or '?'
   local v
@@ -51,6 +58,16 @@ for t in "${targets[@]}"; do
   artifacts=$build/artifacts/$t
   log=$build/logs/$t.log
   mkdir -p "$corpus" "$artifacts"
+  # A regression input that still fails would stop libFuzzer at its first seed: it is reported here
+  # (a finding) and left out, so the run still looks for new ones.
+  known=()
+  for r in "$build/seeds/$t"/regression-*; do
+    [ -e "$r" ] || continue
+    if ! "$build/fuzz_replay" "$t" "$r" >/dev/null 2>&1; then
+      known+=("$(basename "$r")")
+      rm -f "$r"
+    fi
+  done
   before=$(mktemp)
   ls "$artifacts" | sort >"$before"
   echo "fuzz $t: ${seconds}s, log $log"
@@ -69,6 +86,10 @@ for t in "${targets[@]}"; do
     status=1
     line+=" (exit $rc): $(grep -m1 -E 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error:|==[0-9]+== ?ERROR' "$log" || echo 'see the log')"
     for f in $found; do line+=$'\n'"    $artifacts/$f"; done
+  fi
+  if [ ${#known[@]} -gt 0 ]; then
+    status=1
+    line+=$'\n'"    still failing, left out of the run (tests/fuzz/regressions/$t/): ${known[*]/#regression-/}"
   fi
   echo "$line"
   summary+=("$line")
