@@ -6,6 +6,7 @@
 // so loading a tensor costs the matrix plus a small buffer (at most one row), never a copy of the file.
 #include <sparseact/core/safetensors.hpp>
 #include <sparseact/core/binary_input.hpp>
+#include <sparseact/core/json_events.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -14,7 +15,6 @@
 #include <utility>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 namespace sparseact {
 namespace {
@@ -41,14 +41,119 @@ std::size_t safetensors_dtype_size(std::string_view dtype) {
 
 std::string shape_list(const std::vector<uint64_t>& shape) { return fmt::format("[{}]", join_dims(shape, ", ")); }
 
-uint64_t json_uint(const fs::path& path, const std::string& tensor, const char* field,
-                   const nlohmann::ordered_json& v) {
-  if (v.is_number_unsigned()) return v.get<uint64_t>();
-  if (v.is_number_integer() && v.get<std::int64_t>() >= 0) return v.get<uint64_t>();  // "-0"
-  if (v.is_number_integer())
-    fail(path, fmt::format("tensor {}: negative value {} in {}", quote_name(tensor), v.get<std::int64_t>(), field));
-  fail(path, fmt::format("tensor {}: {} must hold non-negative integers", quote_name(tensor), field));
-}
+// The header's JSON as events (core/json_events.hpp): each entry is checked and kept when its object
+// closes, unknown fields and "__metadata__" are skipped unread, so reading costs time linear in the
+// header and memory for the entries alone (issue 26).
+class HeaderReader final : public JsonReader {
+ public:
+  HeaderReader(const fs::path& path, uint64_t buffer_size) : path_(path), buffer_size_(buffer_size) {}
+  std::vector<TensorEntry> tensors;
+
+  void key(int depth, std::string& k) override {
+    if (depth == 1) {
+      name_ = std::move(k);
+      return;
+    }
+    field_ = k == "dtype" ? &dtype_ : k == "shape" ? &shape_ : k == "data_offsets" ? &offsets_ : nullptr;
+    if (field_ && field_->present) fail(path_, fmt::format("{}: key '{}' appears twice", who(), k));
+    if (field_) field_->present = true;
+  }
+
+  JsonNext value(int depth, const JsonValue& v) override {
+    const JsonNext past = v.is_container() ? JsonNext::skip : JsonNext::go_on;
+    if (depth == 0) {
+      if (v.kind != Kind::object) fail(path_, "header is not a JSON object");
+      return JsonNext::go_on;
+    }
+    if (depth == 1) {
+      if (name_ == "__metadata__") {
+        if (metadata_) fail(path_, "key \"__metadata__\" appears twice");
+        metadata_ = true;
+        return past;
+      }
+      if (v.kind != Kind::object) fail(path_, who() + ": entry is not a JSON object");
+      dtype_ = shape_ = offsets_ = Field{};
+      return JsonNext::go_on;
+    }
+    if (depth == 2) {
+      if (field_ == nullptr) return past;  // a field we do not read
+      field_->type_ok = field_ == &dtype_ ? v.kind == Kind::string : v.kind == Kind::array;
+      if (field_ == &dtype_ && field_->type_ok) dtype_text_ = std::move(*v.text);
+      return field_->type_ok ? JsonNext::go_on : past;
+    }
+    // depth 3: an element of 'shape' or 'data_offsets'
+    Field& f = *field_;
+    ++f.count;
+    if (!f.error.empty()) return past;
+    if (v.kind == Kind::integer && !v.negative) {
+      if (f.values.size() < max_dimensions) f.values.push_back(v.magnitude);
+    } else if (v.kind == Kind::integer) {
+      f.error = fmt::format("negative value -{} in {}", v.magnitude, field_name(f));
+    } else {
+      f.error = fmt::format("{} must hold non-negative integers", field_name(f));
+    }
+    return past;
+  }
+
+  void end(int depth) override {
+    if (depth == 1) finish_entry();
+  }
+
+ private:
+  using Kind = JsonValue::Kind;
+  // numpy allows 32 (and numpy 2, 64) dimensions; more is a hostile header, not a tensor.
+  static constexpr std::size_t max_dimensions = 64;
+
+  struct Field {
+    bool present = false, type_ok = false;
+    uint64_t count = 0;            // elements seen
+    std::vector<uint64_t> values;  // the first max_dimensions of them
+    std::string error;             // the first element that is not a non-negative integer
+  };
+
+  std::string who() const { return fmt::format("tensor {}", quote_name(name_)); }
+  const char* field_name(const Field& f) const { return &f == &shape_ ? "'shape'" : "'data_offsets'"; }
+
+  // The checks of one entry, in the order a reader of the format expects them: fields, values, then
+  // the offsets against the shape and the data buffer.
+  void finish_entry() {
+    if (!dtype_.present || !dtype_.type_ok) fail(path_, who() + ": missing or non-string 'dtype'");
+    if (!shape_.present || !shape_.type_ok) fail(path_, who() + ": missing or non-array 'shape'");
+    if (!offsets_.present || !offsets_.type_ok || offsets_.count != 2)
+      fail(path_, who() + ": 'data_offsets' must be an array [begin, end]");
+    if (!shape_.error.empty()) fail(path_, who() + ": " + shape_.error);
+    if (!offsets_.error.empty()) fail(path_, who() + ": " + offsets_.error);
+    if (shape_.count > max_dimensions)
+      fail(path_, fmt::format("{}: 'shape' has {} dimensions; the limit is {}", who(), shape_.count, max_dimensions));
+    TensorEntry t;
+    t.name = std::move(name_);
+    t.dtype = std::move(dtype_text_);
+    t.shape = std::move(shape_.values);
+    t.begin = offsets_.values[0];
+    t.end = offsets_.values[1];
+    const std::string who = fmt::format("tensor {}", quote_name(t.name));
+    if (t.begin > t.end) fail(path_, fmt::format("{}: data_offsets [{}, {}] begin after end", who, t.begin, t.end));
+    if (t.end > buffer_size_)
+      fail(path_, fmt::format("{}: data_offsets [{}, {}] past the end of the data ({} bytes; file truncated?)", who,
+                              t.begin, t.end, buffer_size_));
+    if (const std::size_t es = safetensors_dtype_size(t.dtype); es != 0) {
+      const auto bytes = checked_product(t.shape, es);
+      if (!bytes || *bytes != t.end - t.begin)
+        fail(path_, fmt::format("{}: shape {} of {} needs {} bytes but data_offsets [{}, {}] span {}", who,
+                                shape_list(t.shape), printable(t.dtype, 20),
+                                bytes ? std::to_string(*bytes) : std::string("more than 2^64"), t.begin, t.end,
+                                t.end - t.begin));
+    }
+    tensors.push_back(std::move(t));
+  }
+
+  const fs::path& path_;
+  const uint64_t buffer_size_;
+  bool metadata_ = false;
+  std::string name_, dtype_text_;
+  Field dtype_, shape_, offsets_;
+  Field* field_ = nullptr;
+};
 
 }  // namespace
 
@@ -68,53 +173,23 @@ SafetensorsHeader read_safetensors_header(InputFile& file) {
 
   const std::string text = file.read_string(8, static_cast<std::size_t>(n));
   if (!json_nesting_within(text, 8)) fail(path, "header is not a safetensors header (JSON nested too deeply)");
-  nlohmann::ordered_json header;
-  try {
-    header = nlohmann::ordered_json::parse(text);
-  } catch (const nlohmann::ordered_json::parse_error& e) {
-    fail(path, fmt::format("header is not valid JSON (error at byte {} of the header)", e.byte));
-  } catch (const nlohmann::ordered_json::exception&) {
-    fail(path, "header is not valid JSON");
-  }
-  if (!header.is_object()) fail(path, "header is not a JSON object");
-
   SafetensorsHeader h;
   h.buffer_start = 8 + n;
   h.buffer_size = size - h.buffer_start;
+  HeaderReader reader(path, h.buffer_size);
+  if (const auto at = read_json(text, reader))
+    fail(path, fmt::format("header is not valid JSON (error at byte {} of the header)", *at));
+  h.tensors = std::move(reader.tensors);
+  // A name twice would make the second entry shadow the first (JSON's objects have unique keys).
+  std::vector<const TensorEntry*> by_name;
+  by_name.reserve(h.tensors.size());
+  for (const TensorEntry& t : h.tensors) by_name.push_back(&t);
+  std::sort(by_name.begin(), by_name.end(), [](const TensorEntry* a, const TensorEntry* b) { return a->name < b->name; });
+  for (std::size_t i = 1; i < by_name.size(); ++i)
+    if (by_name[i]->name == by_name[i - 1]->name)
+      fail(path, fmt::format("tensor {} appears twice in the header", quote_name(by_name[i]->name)));
   uint64_t buffer_end = 0;
-  for (const auto& [name, entry] : header.items()) {
-    if (name == "__metadata__") continue;
-    TensorEntry t;
-    t.name = name;
-    const std::string who = fmt::format("tensor {}", quote_name(name));
-    if (!entry.is_object()) fail(path, who + ": entry is not a JSON object");
-    const auto dtype = entry.find("dtype");
-    const auto shape = entry.find("shape");
-    const auto offsets = entry.find("data_offsets");
-    if (dtype == entry.end() || !dtype->is_string()) fail(path, who + ": missing or non-string 'dtype'");
-    if (shape == entry.end() || !shape->is_array()) fail(path, who + ": missing or non-array 'shape'");
-    if (offsets == entry.end() || !offsets->is_array() || offsets->size() != 2)
-      fail(path, who + ": 'data_offsets' must be an array [begin, end]");
-    t.dtype = dtype->get<std::string>();
-    for (const auto& d : *shape) t.shape.push_back(json_uint(path, name, "'shape'", d));
-    t.begin = json_uint(path, name, "'data_offsets'", (*offsets)[0]);
-    t.end = json_uint(path, name, "'data_offsets'", (*offsets)[1]);
-    if (t.begin > t.end)
-      fail(path, fmt::format("{}: data_offsets [{}, {}] begin after end", who, t.begin, t.end));
-    if (t.end > h.buffer_size)
-      fail(path, fmt::format("{}: data_offsets [{}, {}] past the end of the data ({} bytes; file truncated?)", who,
-                             t.begin, t.end, h.buffer_size));
-    if (const std::size_t es = safetensors_dtype_size(t.dtype); es != 0) {
-      const auto bytes = checked_product(t.shape, es);
-      if (!bytes || *bytes != t.end - t.begin)
-        fail(path, fmt::format("{}: shape {} of {} needs {} bytes but data_offsets [{}, {}] span {}", who,
-                               shape_list(t.shape), printable(t.dtype, 20),
-                               bytes ? std::to_string(*bytes) : std::string("more than 2^64"), t.begin, t.end,
-                               t.end - t.begin));
-    }
-    buffer_end = std::max(buffer_end, t.end);
-    h.tensors.push_back(std::move(t));
-  }
+  for (const TensorEntry& t : h.tensors) buffer_end = std::max(buffer_end, t.end);
   // Valid files end exactly where the last tensor does (the reference implementation insists).
   if (buffer_end != h.buffer_size)
     fail(path, fmt::format("{} bytes of data after the last tensor (which ends at offset {})",
