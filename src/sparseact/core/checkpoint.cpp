@@ -19,11 +19,12 @@
 #include <utility>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <sparseact/core/binary_input.hpp>
 #include <sparseact/core/errors.hpp>
+#include <sparseact/core/json_events.hpp>
 #include <sparseact/core/npy.hpp>
 #include <sparseact/core/safetensors.hpp>
 
@@ -92,6 +93,48 @@ bool plain_file_name(const std::string& s) {
   return !s.empty() && s != "." && s != ".." && s.find_first_of(std::string_view("/\\\0", 3)) == std::string::npos;
 }
 
+// An index's JSON as events (core/json_events.hpp): the weight_map's pairs in document order, every
+// other key skipped unread; time linear in the index, memory the pairs (issue 26).
+class IndexReader final : public JsonReader {
+ public:
+  explicit IndexReader(const fs::path& path) : path_(path) {}
+  std::vector<std::pair<std::string, std::string>> weight_map;  // tensor, shard
+  bool found = false;  // a "weight_map" object
+
+  void key(int depth, std::string& k) override {
+    if (depth == 1) {
+      in_map_ = k == "weight_map";
+      if (in_map_ && found) fail(path_, "key \"weight_map\" appears twice");
+    } else {
+      tensor_ = std::move(k);
+    }
+  }
+  JsonNext value(int depth, const JsonValue& v) override {
+    const JsonNext past = v.is_container() ? JsonNext::skip : JsonNext::go_on;
+    if (depth == 0) {
+      if (v.kind != JsonValue::Kind::object) not_an_index();
+      return JsonNext::go_on;
+    }
+    if (depth == 1) {
+      if (!in_map_) return past;
+      if (v.kind != JsonValue::Kind::object) not_an_index();
+      found = true;
+      return JsonNext::go_on;
+    }
+    if (v.kind != JsonValue::Kind::string) fail(path_, fmt::format("{}: weight_map value is not a file name", who(tensor_)));
+    weight_map.emplace_back(std::move(tensor_), std::move(*v.text));
+    return past;
+  }
+  [[noreturn]] void not_an_index() const {
+    fail(path_, "not a safetensors index: expected a JSON object with a \"weight_map\" object");
+  }
+
+ private:
+  const fs::path& path_;
+  bool in_map_ = false;
+  std::string tensor_;
+};
+
 void open_index(const fs::path& index, Checkpoint& c) {
   InputFile file(index);
   constexpr uint64_t max_index = 64 << 20;  // indexes of the largest models are a few MB
@@ -99,25 +142,16 @@ void open_index(const fs::path& index, Checkpoint& c) {
     fail(index, fmt::format("index of {} bytes exceeds the limit of {} bytes", file.size(), max_index));
   const std::string text = file.read_string(0, static_cast<std::size_t>(file.size()));
   if (!json_nesting_within(text, 8)) fail(index, "not a safetensors index (JSON nested too deeply)");
-  nlohmann::ordered_json json;
-  try {
-    json = nlohmann::ordered_json::parse(text);
-  } catch (const nlohmann::ordered_json::parse_error& e) {
-    fail(index, fmt::format("index is not valid JSON (error at byte {})", e.byte));
-  } catch (const nlohmann::ordered_json::exception&) {
-    fail(index, "index is not valid JSON");
-  }
-  const auto map = json.is_object() ? json.find("weight_map") : json.end();
-  if (!json.is_object() || map == json.end() || !map->is_object())
-    fail(index, "not a safetensors index: expected a JSON object with a \"weight_map\" object");
-  if (map->empty()) fail(index, "\"weight_map\" is empty");
+  IndexReader map(index);
+  if (const auto at = read_json(text, map)) fail(index, fmt::format("index is not valid JSON (error at byte {})", *at));
+  if (!map.found) map.not_an_index();
+  if (map.weight_map.empty()) fail(index, "\"weight_map\" is empty");
 
   // shard -> the tensors the index puts there, shards in name order.
   std::map<std::string, std::vector<std::string>> shards;
-  for (const auto& [tensor, shard] : map->items()) {
-    if (!shard.is_string())
-      fail(index, fmt::format("{}: weight_map value is not a file name", who(tensor)));
-    const auto name = shard.get<std::string>();
+  std::unordered_set<std::string_view> listed;
+  for (const auto& [tensor, name] : map.weight_map) {
+    if (!listed.insert(tensor).second) fail(index, fmt::format("{} appears twice in \"weight_map\"", who(tensor)));
     if (!plain_file_name(name))
       fail(index, fmt::format("{} maps to {}; shards must be plain file names in the index's folder", who(tensor),
                               quote_name(name)));
@@ -163,6 +197,7 @@ struct ZipMember {
   uint64_t compressed = 0, uncompressed = 0;
   uint64_t local_offset = 0;
   uint64_t data_offset = 0;  // after the local header
+  uint32_t crc = 0;
 };
 
 std::string member(const std::string& name) { return fmt::format("member {}", quote_name(name)); }
@@ -244,6 +279,7 @@ std::vector<ZipMember> read_zip_members(InputFile& file) {
     m.name.assign(reinterpret_cast<const char*>(e + 46), static_cast<std::size_t>(name_len));
     m.flags = le(e + 8, 2);
     m.method = le(e + 10, 2);
+    m.crc = static_cast<uint32_t>(le(e + 16, 4));
     m.compressed = le(e + 20, 4);
     m.uncompressed = le(e + 24, 4);
     m.local_offset = le(e + 42, 4);
@@ -360,6 +396,16 @@ class Inflater {
       fail(fmt::format("deflate stream holds more than the {} bytes its .npy header promises", total));
   }
 
+  // Inflates the whole stream into a scratch chunk: its size and CRC-32, before anyone allocates for it.
+  std::pair<uint64_t, uint32_t> size_and_crc() {
+    std::vector<char> scratch(chunk);
+    uint64_t total = 0;
+    uLong crc = crc32(0L, Z_NULL, 0);
+    for (std::size_t got; (got = inflate_into(scratch.data(), scratch.size())) > 0; total += got)
+      crc = crc32(crc, reinterpret_cast<const Bytef*>(scratch.data()), static_cast<uInt>(got));
+    return {total, static_cast<uint32_t>(crc)};
+  }
+
  private:
   static constexpr std::size_t chunk = 1 << 16;
 
@@ -423,6 +469,10 @@ std::vector<TensorInfo> npz_tensors(const fs::path& path) {
     TensorInfo t;
     t.name = m.name.substr(0, m.name.size() - 4);
     t.file = path;
+    t.npz_member = true;
+    t.member_offset = m.data_offset;
+    t.member_size = m.uncompressed;
+    t.crc32 = m.crc;
     const std::string subject = fmt::format("{} ({}): ", who(t.name), member(m.name));
     NpyHeader h;
     if (m.method == 0) {
@@ -612,6 +662,30 @@ void fortran_to_row_major_columns(Eigen::MatrixXd& m, const std::vector<uint64_t
   }
 }
 
+// The archive's CRC-32 of a whole .npz member against the one computed from its bytes: a flipped byte
+// must fail to load, as numpy's reader makes it, not load as a wrong weight.
+void check_crc(const TensorInfo& t, uint32_t computed) {
+  if (computed != t.crc32)
+    fail(t.file, fmt::format("{} (member {}): CRC-32 {:08x} of its bytes differs from the archive's {:08x} (corrupt "
+                             "archive)",
+                             who(t.name), quote_name(t.name + ".npy"), computed, t.crc32));
+}
+
+// Refuses, before any byte is read, a matrix larger than the machine's memory: a deflated member can
+// honestly inflate 1032-fold, and a 40 GB sparse file opens from its header, but neither should
+// end in an allocation that fails or that the kernel's out-of-memory killer answers later.
+void check_fits_memory(const TensorInfo& t, Eigen::Index rows, Eigen::Index cols) {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return;
+  const auto memory = static_cast<uint64_t>(pages) * static_cast<uint64_t>(page);
+  const auto bytes = checked_mul(checked_mul(static_cast<uint64_t>(rows), static_cast<uint64_t>(cols)).value_or(~0ull), 8);
+  if (!bytes || *bytes > memory)
+    fail(t.file, fmt::format("{} of shape {} needs {} bytes as a float64 matrix, more than this machine's {} bytes of "
+                             "memory",
+                             who(t.name), shape_text(t.shape), bytes ? std::to_string(*bytes) : "more than 2^64",
+                             memory));
+}
+
 }  // namespace
 
 Eigen::MatrixXd load_tensor(const TensorInfo& t) {
@@ -627,27 +701,57 @@ Eigen::MatrixXd load_tensor(const TensorInfo& t) {
   if (t.dtype == "BF16") dtype = {Scalar::bf16, t.big_endian, 2, t.dtype};
   const bool row_major = !t.fortran_order;
 
+  check_fits_memory(t, rows, cols);
   InputFile file(t.file);
   Eigen::MatrixXd m;
-  if (!t.deflated) {
-    // What open_checkpoint saw must still be there (the bytes count was validated then, and fits).
-    if (t.offset > file.size() || t.stored_bytes > file.size() - t.offset ||
-        checked_product(t.shape, dtype.size) != std::optional<uint64_t>(t.stored_bytes))
-      fail(t.file, fmt::format("{}: data no longer where the checkpoint was opened (file changed?)", who(t.name)));
-    m = read_matrix(file, t.offset, dtype, rows, cols, row_major);
-  } else {
-    const std::string subject = who(t.name) + " (deflated .npz member): ";
-    Inflater z(file, t.offset, t.stored_bytes, subject);
-    // (The member's inflated size is not kept; the stream must end where the header says.)
-    const NpyHeader h = read_npy_header(t.file, subject, std::numeric_limits<uint64_t>::max(),
-                                        [&](uint64_t pos, void* dst, std::size_t n) { z.head(pos, dst, n); });
-    if (h.shape != t.shape || h.fortran_order != t.fortran_order || !h.dtype || h.dtype->size != dtype.size ||
-        h.dtype->big_endian != t.big_endian)
-      fail(t.file, subject + "header differs from when the checkpoint was opened (file changed?)");
-    z.skip_to(h.data_offset);
-    m = read_matrix([&](uint64_t pos, void* dst, std::size_t n) { z.stream(h.data_offset + pos, dst, n); }, dtype,
-                    rows, cols, row_major);
-    z.expect_end(h.data_offset + static_cast<uint64_t>(m.size()) * dtype.size);
+  try {
+    if (!t.deflated) {
+      // What open_checkpoint saw must still be there (the bytes count was validated then, and fits).
+      if (t.offset > file.size() || t.stored_bytes > file.size() - t.offset ||
+          checked_product(t.shape, dtype.size) != std::optional<uint64_t>(t.stored_bytes))
+        fail(t.file, fmt::format("{}: data no longer where the checkpoint was opened (file changed?)", who(t.name)));
+      if (!t.npz_member) {
+        m = read_matrix(file, t.offset, dtype, rows, cols, row_major);
+      } else {
+        // A stored member: its CRC-32 over the .npy header, then over the data as they are read.
+        if (t.offset < t.member_offset || t.offset - t.member_offset + t.stored_bytes != t.member_size)
+          fail(t.file, fmt::format("{}: member no longer where the checkpoint was opened (file changed?)", who(t.name)));
+        const std::string header = file.read_string(t.member_offset, static_cast<std::size_t>(t.offset - t.member_offset));
+        uLong crc = crc32(crc32(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(header.data()), static_cast<uInt>(header.size()));
+        m = read_matrix(
+            [&](uint64_t pos, void* dst, std::size_t n) {
+              file.read(t.offset + pos, dst, n);
+              crc = crc32_z(crc, static_cast<const Bytef*>(dst), n);
+            },
+            dtype, rows, cols, row_major);
+        check_crc(t, static_cast<uint32_t>(crc));
+      }
+    } else {
+      const std::string subject = who(t.name) + " (deflated .npz member): ";
+      {
+        // Proof first: the stream inflates to the member's size and CRC-32, or nothing is allocated.
+        Inflater proof(file, t.offset, t.stored_bytes, subject);
+        const auto [size, crc] = proof.size_and_crc();
+        if (size != t.member_size)
+          fail(t.file, fmt::format("{}inflates to {} bytes; the archive's directory says {} (corrupt archive)", subject,
+                                   size, t.member_size));
+        check_crc(t, crc);
+      }
+      Inflater z(file, t.offset, t.stored_bytes, subject);
+      const NpyHeader h = read_npy_header(t.file, subject, t.member_size,
+                                          [&](uint64_t pos, void* dst, std::size_t n) { z.head(pos, dst, n); });
+      if (h.shape != t.shape || h.fortran_order != t.fortran_order || !h.dtype || h.dtype->size != dtype.size ||
+          h.dtype->big_endian != t.big_endian)
+        fail(t.file, subject + "header differs from when the checkpoint was opened (file changed?)");
+      check_npy_data_size(t.file, subject, h, t.member_size);
+      z.skip_to(h.data_offset);
+      m = read_matrix([&](uint64_t pos, void* dst, std::size_t n) { z.stream(h.data_offset + pos, dst, n); }, dtype,
+                      rows, cols, row_major);
+      z.expect_end(h.data_offset + static_cast<uint64_t>(m.size()) * dtype.size);
+    }
+  } catch (const std::bad_alloc&) {
+    fail(t.file, fmt::format("{} of shape {} needs {} bytes as a float64 matrix; not enough memory", who(t.name),
+                             shape_text(t.shape), static_cast<uint64_t>(rows) * static_cast<uint64_t>(cols) * 8));
   }
   if (t.fortran_order && t.shape.size() > 2) fortran_to_row_major_columns(m, t.shape);
   return m;

@@ -18,8 +18,10 @@
 //
 // Memory: open_checkpoint reads headers only. load_tensor reads one tensor's bytes in bounded chunks
 // straight into the result (core/binary_input.hpp), so analysing a checkpoint tensor by tensor costs the
-// largest tensor plus a small buffer, whatever the file's size. (Compressed .npz entries also hold
-// the tensor's compressed bytes while inflating.)
+// largest tensor plus a small buffer, whatever the file's size. A deflated .npz member is inflated
+// once to prove its size and CRC-32 before the matrix is allocated, then again into it: no file
+// makes the reader allocate more than a small multiple of the bytes it has read and checked (issue
+// 26). Every .npz member's CRC-32 is verified, as numpy's reader does.
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -41,6 +43,12 @@ struct TensorInfo {
   bool deflated = false;             ///< a deflated .npz member holding a whole .npy file
   bool fortran_order = false;        ///< .npy column-major data
   bool big_endian = false;           ///< .npy '>' byte order
+  // .npz members: the archive directory's record of the whole member (.npy header and data), which
+  // load_tensor checks before it allocates (deflated) or as it reads (stored).
+  bool npz_member = false;
+  std::uint64_t member_offset = 0;   ///< first byte of the member's bytes as stored (compressed when `deflated`)
+  std::uint64_t member_size = 0;     ///< the member's size once inflated (its stored size when not deflated)
+  std::uint32_t crc32 = 0;           ///< the member's CRC-32, as the directory records it
 };
 
 struct Checkpoint {
