@@ -289,6 +289,9 @@ Eigen::MatrixXd load_idx_images(const fs::path& path) {
         fail(path, "image dimensions too large");
       f = *p;
     }
+    // No elements, but the data must still end here (and a gzip file's checksum hold), as read_idx
+    // demands: found by the idx fuzz target (tests/fuzz/regressions/idx).
+    in.expect_end(fmt::format("{} {} (0 bytes)", h.shape_text(), to_string(h.type)));
     return Eigen::MatrixXd(static_cast<Eigen::Index>(f), 0);
   }
   Eigen::MatrixXd m = read_elements(in, h);
