@@ -232,6 +232,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.0, 1e6))->capture_default_str();
 
   return analysis.run(argc, argv, [&](Analysis& a) {
+    const RecordBlas record_blas(a.result);
     auto& r = a.result;
     const std::vector<double> load_before = load_average();
     const fs::path bin = fs::read_symlink("/proc/self/exe").parent_path().parent_path();

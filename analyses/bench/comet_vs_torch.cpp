@@ -91,6 +91,7 @@ int main(int argc, char** argv) {
   app.add_option("--peer-budget", peer_budget, "seconds per part for PyTorch's repeats beyond the first")->check(CLI::Range(0.0, 1e6))->capture_default_str();
 
   return analysis.run(argc, argv, [&](Analysis& a) {
+    const RecordBlas record_blas(a.result);
     if (run_capture({python, "-c", "import numpy, torch"}, {}, true).first != 0)
       throw InputError(fmt::format("--python {}: cannot import torch; install python3-torch (apt-get install python3-torch)", python));
     const fs::path script = peer_script("comet_vs_torch.py");

@@ -509,6 +509,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.0, 1e6))->capture_default_str();
 
   return analysis.run(argc, argv, [&](Analysis& a) {
+    const RecordBlas record_blas(a.result);
     // The peer must be there before anything runs.
     if (run_capture({p.python, "-c", "import numpy, torch"}, {}, true).first != 0)
       throw InputError(fmt::format("--python {}: cannot import torch; install python3-torch (apt-get install python3-torch)", p.python));

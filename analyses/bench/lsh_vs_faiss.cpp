@@ -313,6 +313,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.0, 1e6))->capture_default_str();
 
   return analysis.run(argc, argv, [&](Analysis& a) {
+    const RecordBlas record_blas(a.result);
     auto& r = a.result;
     std::vector<int> bit_counts;
     for (double b : parse_number_list("--bits", bits_text, 1, 64, true)) bit_counts.push_back(static_cast<int>(b));

@@ -93,6 +93,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.0, 1e6))->capture_default_str();
 
   return analysis.run(argc, argv, [&](Analysis& a) {
+    const RecordBlas record_blas(a.result);
     auto& r = a.result;
     if (d >= n) throw InputError(fmt::format("--d {}: must be smaller than --n {} (mp_spectrum's tall K)", d, n));
     const std::vector<double> load_before = load_average();

@@ -22,6 +22,8 @@
 #include <utility>
 #include <vector>
 
+#include <sparseact/core/blas_info.hpp>
+#include <sparseact/core/result.hpp>
 #include <sparseact/core/stats.hpp>
 
 extern char** environ;
@@ -46,6 +48,24 @@ inline int blas_threads(int requested) {
   if (get) return get();
   return requested > 0 ? requested : static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
 }
+
+/// Writes the BLAS a benchmark ran on into its JSON's `environment` when the body ends (a guard at
+/// the body's top; the body pins the BLAS threads it wants first): OpenBLAS's kernel set, its build
+/// and its thread count beside the load. A ratio measured on generic kernels is not comparable with one
+/// on AVX-512 (core/blas_info.hpp).
+struct RecordBlas {
+  Result& result;
+  explicit RecordBlas(Result& r) : result(r) {}
+  ~RecordBlas() {
+    const BlasInfo b = blas_info();
+    result.environment["openblas_core"] = b.core;
+    result.environment["openblas_threads"] = b.threads;
+    result.environment["openblas_config"] = b.config;
+    result.environment["cpu"] = b.cpu;
+  }
+  RecordBlas(const RecordBlas&) = delete;
+  RecordBlas& operator=(const RecordBlas&) = delete;
+};
 
 /// This process's environment with `extra_env` (NAME=value) overriding the inherited variables.
 inline std::vector<std::string> merged_environment(const std::vector<std::string>& extra_env) {

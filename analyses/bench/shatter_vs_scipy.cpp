@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
   app.add_option("--python", python, "Python with numpy and scipy")->capture_default_str();
 
   return analysis.run(argc, argv, [&](Analysis& a) {
+    const RecordBlas record_blas(a.result);
     if (run_capture({python, "-c", "import numpy, scipy.optimize"}, {}, true).first != 0)
       throw InputError(fmt::format("--python {}: cannot import numpy and scipy; install python3-scipy", python));
     const TempDir tmp("shatter_vs_scipy");

@@ -102,6 +102,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.0, 1e6))->capture_default_str();
 
   return analysis.run(argc, argv, [&](Analysis& a) {
+    const RecordBlas record_blas(a.result);
     auto& r = a.result;
     const std::vector<Size> sizes = parse_sizes(sizes_text);
     const auto load_now = [] {

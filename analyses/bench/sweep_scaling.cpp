@@ -111,6 +111,7 @@ int main(int argc, char** argv) {
   app.add_option("--python", python, "the Python with numpy and mpi4py")->capture_default_str();
 
   return analysis.run(argc, argv, [&](Analysis& a) {
+    const RecordBlas record_blas(a.result);
     const fs::path bin = fs::read_symlink("/proc/self/exe").parent_path().parent_path();
     if (!fs::exists(bin / "mp_sweep") || !fs::exists(bin / "sweep_toy"))
       throw InputError(fmt::format("{}: needs mp_sweep and sweep_toy built beside it (cmake --build build)", bin.string()));

@@ -1,4 +1,5 @@
 #include <sparseact/app/analysis.hpp>
+#include <sparseact/core/blas_info.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -223,6 +224,10 @@ void Analysis::setup() {
   result.seed = common.seed;
   result.device = to_string(common.device);
   result.version = version();
+  // The kernels behind every product: a ratio or a timing means little without them. Not the thread
+  // count, which differs between a plain run and its ranks while the outputs must not.
+  const BlasInfo blas = blas_info();
+  result.environment = {{"openblas_core", blas.core}, {"cpu", blas.cpu}};
 }
 
 // Under MPI every path out of the body ends in one of two ways, identical on all ranks:
@@ -239,6 +244,8 @@ int Analysis::run_body(const std::function<void(Analysis&)>& body) {
     if (ci.active) gpu_counts_ = cluster::allgather(cuda::device_count());  // first, before anything can fail
     setup();
     body(*this);
+    // After the work, so that bad input stays a one-line answer; rank 0 alone speaks.
+    advise_on_blas_kernels_once(/*quiet=*/ci.rank != 0);
   } catch (const WorkerDone&) {
     code = exit_ok;
   } catch (const ItemsListed&) {

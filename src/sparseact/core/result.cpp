@@ -38,7 +38,7 @@ json to_json(const Result& r) {
   for (const auto& c : r.checks) checks.push_back(to_json(c));
   return json{{"analysis", r.analysis}, {"paper", r.paper},     {"claims", r.claims},
               {"params", r.params},     {"seed", r.seed},       {"device", r.device},
-              {"version", r.version},   {"elapsed_s", r.elapsed_s}, {"checks", checks},
+              {"version", r.version},   {"elapsed_s", r.elapsed_s}, {"environment", r.environment}, {"checks", checks},
               {"figures", r.figures},   {"files", r.files},     {"data", r.data}};
 }
 

@@ -48,6 +48,7 @@ struct Result {
   std::vector<std::string> figures;  ///< file names, relative to the output folder
   std::vector<std::string> files;    ///< every file of the run besides the JSON (tables, figures)
   json data = json::object();
+  json environment = json::object();  ///< what the numbers ran on (BLAS kernels, CPU); see core/blas_info.hpp
   std::vector<Table> tables;
 
   Check& add_check(Check check);
