@@ -4,6 +4,7 @@
 // rounding of 0) and exactly on one force the certification to recompute in float64, and exactly.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -81,7 +82,7 @@ struct Shape {
 
 }  // namespace
 
-TEST_CASE("Float32 points hash to the codes of the same points in float64, for every block size and thread count", "[lsh][reproducible]") {
+TEST_CASE("Float32 points hash to the codes of the same points in float64, bit for bit for every block size and thread count; recomputed counts bit-identical per block, within a bound across blocks", "[lsh][reproducible]") {
   // b = 16, 32 and 64 bits (64 as two tables of 32), FAISS-like float32 hyperplanes and Gaussian
   // float64 ones with offsets, d beyond one BLAS k-panel; N is a multiple of no block size below.
   const Shape shapes[] = {{64, 1, 16, 0.0, true}, {64, 1, 32, 0.0, true}, {64, 2, 32, 0.0, true},
@@ -116,16 +117,30 @@ TEST_CASE("Float32 points hash to the codes of the same points in float64, for e
     // The same points given as float64 and hashed in float32: the same codes.
     CHECK(hash(h, Xd, HashOptions{.precision = HashPrecision::float32_certified}) == reference);
 
-    for (int threads : {1, 2, 3})
-      for (Eigen::Index block : {0, 1, 7, 64, 1000}) {
+    // The codes are bit-identical for every block and thread count: certification makes them so. The
+    // count of recomputed points is not: which float32 projections fall within the bound of zero
+    // depends on the rounding of the float32 product, so on its GEMM shapes (the block) and on
+    // OpenBLAS's kernel. Per block it is the same for any thread count (the same GEMMs are issued);
+    // across blocks it agrees to a bound, printed with the worst difference seen.
+    const Eigen::Index count_bound = std::max<Eigen::Index>(8, sf32.points_recomputed / 50);
+    Eigen::Index worst_count_diff = 0;
+    for (Eigen::Index block : {0, 1, 7, 64, 1000}) {
+      Eigen::Index block_count = -1;
+      for (int threads : {1, 2, 3}) {
         omp_set_num_threads(threads);
         INFO("threads " << threads << ", block " << block);
         HashStats st;
         CHECK(hash(h, Xf, HashOptions{.precision = HashPrecision::float32_certified, .block_points = block}, &st) == reference);
         CHECK(st.points == N);
-        CHECK(st.points_recomputed == sf32.points_recomputed);  // the bound does not depend on the block
+        if (block_count < 0) block_count = st.points_recomputed;
+        CHECK(st.points_recomputed == block_count);  // bit-identical: same block, any thread count
+        worst_count_diff = std::max(worst_count_diff, std::abs(st.points_recomputed - sf32.points_recomputed));
         CHECK(hash(h, Xf, HashOptions{.block_points = block}) == reference);
       }
+    }
+    INFO("recomputed points: " << sf32.points_recomputed << " unblocked; worst difference over blocks "
+                               << worst_count_diff << ", bound " << count_bound);
+    CHECK(worst_count_diff <= count_bound);
     omp_set_num_threads(before);
     {
       const ScopedBlasThreads serial(1);  // one block: the BLAS's own pool, here serial

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -88,7 +89,7 @@ double rel_diff(double a, double b) { return std::abs(a - b) / std::max(std::abs
 static_assert(estimators::detail::has_quadratic_forms<HessianOperator>);
 static_assert(!estimators::detail::has_quadratic_forms<HzOnly>);
 
-TEST_CASE("quadratic forms: z_lᵀ(Hz)_l per probe and layer, as the Hz path, for any block size and thread count",
+TEST_CASE("quadratic forms: z_lᵀ(Hz)_l per probe and layer, as the Hz path: bit-identical for any thread count, within 1e-12 across block sizes",
           "[nn][hvp]") {
   const int before = omp_get_max_threads();
   const int blas_before = blas_threads();
@@ -121,15 +122,23 @@ TEST_CASE("quadratic forms: z_lᵀ(Hz)_l per probe and layer, as the Hz path, fo
     CHECK(worst <= 1e-12);
     CHECK(Qref.cwiseAbs().minCoeff() > 0.0);  // no layer trivially zero
 
+    // A block of probes stacks them into wider GEMMs: another block size is other GEMM shapes, whose
+    // rounding differs with OpenBLAS's kernel, so blocks agree to a bound (1e-12, printed with the
+    // worst seen). The same block on any thread count issues the same GEMMs: the same bits.
+    std::map<Eigen::Index, Eigen::MatrixXd> serial;  // block -> Q on one thread
+    double worst_blocks = 0.0;
     for (int threads : {1, 2}) {
       omp_set_num_threads(threads);
       for (Eigen::Index bs : {1, 3, 8}) {
         INFO("threads " << threads << ", block " << bs);
         const Eigen::MatrixXd Q = quad_blocked(op, Z, bs);
-        if (cs.exact) CHECK(Q == Q1);
+        if (threads == 1) serial[bs] = Q;
+        else if (cs.exact) CHECK(Q == serial[bs]);
         double w = 0.0;
         for (Eigen::Index j = 0; j < k; ++j)
           for (Eigen::Index l = 0; l < L; ++l) w = std::max(w, rel_diff(Q(l, j), Q1(l, j)));
+        worst_blocks = std::max(worst_blocks, w);
+        INFO("worst relative difference to block 1: " << w << ", bound 1e-12");
         CHECK(w <= 1e-12);
         // the Hz path on the same operator (shared workspaces) is unchanged by the quadratic passes
         Eigen::MatrixXd HZ2(net.num_params, k);
@@ -140,6 +149,7 @@ TEST_CASE("quadratic forms: z_lᵀ(Hz)_l per probe and layer, as the Hz path, fo
     }
     omp_set_num_threads(before);
     CHECK(blas_threads() == blas_before);
+    WARN(cs.name << ": worst relative difference between block sizes " << worst_blocks << " (bound 1e-12)");
   }
 }
 

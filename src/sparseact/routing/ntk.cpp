@@ -1,5 +1,7 @@
 #include <sparseact/routing/ntk.hpp>
 
+#include <sparseact/core/blas_threads.hpp>
+
 #include <cmath>
 #include <stdexcept>
 
@@ -23,6 +25,11 @@ ops::KhatriRaoGramOp ntk_gram(const nn::PlainMlp& net, const Eigen::VectorXd& th
 
 Eq11Errors eq11_errors(const nn::PlainMlp& net, const Eigen::VectorXd& theta, const nn::PlainForward& fwd, Eigen::Index i,
                        Eigen::Index j, const std::vector<Eigen::MatrixXd>& masks) {
+  // The errors are rounding-level numbers that an analysis reports: computed with serial BLAS, they are
+  // the same bits wherever they run. OpenBLAS's threaded GEMM cuts the depth (here |W_ℓ|, beyond its
+  // k-block) otherwise than its serial one, so a plain run (two BLAS threads) and a rank of an mpirun
+  // (one core, one thread) differed in the last bits (issue 26).
+  const ScopedBlasThreads serial_blas(1);
   const std::size_t L = net.widths.size() - 1;
   const Eigen::MatrixXd Ji = nn::plain_jacobian(net, theta, fwd, i, masks), Jj = nn::plain_jacobian(net, theta, fwd, j, masks);
   const std::vector<Eigen::MatrixXd> Si = nn::plain_signals(net, theta, fwd, i, masks), Sj = nn::plain_signals(net, theta, fwd, j, masks);
