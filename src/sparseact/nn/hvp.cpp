@@ -196,19 +196,25 @@ void HessianOperator::quadratic_forms_block(const double* z_in, Index ncols, dou
 
 void HessianOperator::run_block(const double* x_in, double* y_out, double* q_out, Index ncols) const {
   if (ncols <= 0) return;
-  const int teams = omp_in_parallel() ? 1 : static_cast<int>(std::min<Index>(omp_get_max_threads(), ncols));
-  if (teams <= 1) {  // one stacked pass at a time, BLAS with its own pool
+  // The same bits for any thread count, under any OpenBLAS kernel (issue 26), need the same GEMMs
+  // with the same BLAS thread count whatever the team: teams take whole stacked passes, the ones a
+  // single thread makes (columns [k·per_pass, (k+1)·per_pass)), and BLAS is serial whenever there is
+  // more than one pass, on one thread too. (Splitting the columns evenly stacked 3 probes as 1 + 2
+  // on two threads against one pass of 3 on one; and OpenBLAS's threaded and serial drivers round
+  // some shapes differently. Prescott's kernels showed both.) One pass keeps BLAS's own pool.
+  const Index per_pass = std::max<Index>(1, kStackColumns / std::max<Index>(1, fwd_.x.cols()));
+  const Index passes = (ncols + per_pass - 1) / per_pass;
+  if (passes <= 1) {
     run_columns(x_in, y_out, q_out, 0, ncols);
     return;
   }
-  // Groups of columns in parallel, each with serial BLAS: OpenBLAS's pool would otherwise run
-  // inside every thread of the team (2 × 2 threads on 2 cores).
+  const int teams = omp_in_parallel() ? 1 : static_cast<int>(std::min<Index>(omp_get_max_threads(), passes));
   std::optional<ScopedBlasThreads> serial;
   if (blas_threads() > 1) serial.emplace(1);
 #pragma omp parallel num_threads(teams)
   {
     const Index t = omp_get_thread_num(), T = omp_get_num_threads();
-    run_columns(x_in, y_out, q_out, ncols * t / T, ncols * (t + 1) / T);
+    run_columns(x_in, y_out, q_out, std::min(ncols, passes * t / T * per_pass), std::min(ncols, passes * (t + 1) / T * per_pass));
   }
 }
 

@@ -69,11 +69,12 @@ class HessianOperator {
   Eigen::Index rows() const { return net_->num_params; }
   Eigen::Index cols() const { return net_->num_params; }
   void perform_op(const double* x_in, double* y_out) const;
-  /// Y = H X for ncols column-major columns: OpenMP's team (outside a parallel region) splits the
-  /// columns into contiguous groups, each group one stacked R-pass per kStackColumns columns of
-  /// P·B, with OpenBLAS serial for the call (restored after; no BLAS pool nested in the team).
-  /// Column j's numbers equal perform_op's on that column, for any ncols and thread count (up to
-  /// the OpenBLAS limit above).
+  /// Y = H X for ncols column-major columns, one stacked R-pass per kStackColumns columns of P·B.
+  /// With more than one pass, OpenMP's team (outside a parallel region) takes whole passes, with
+  /// OpenBLAS serial for the call (restored after; on one thread too); one pass runs on BLAS's pool.
+  /// The same ncols gives the same bits for any thread count, under any OpenBLAS kernel: the same
+  /// GEMMs are issued with the same BLAS thread count. Another ncols stacks other GEMM shapes: its
+  /// columns equal perform_op's to rounding (issue 26).
   void perform_op_block(const double* x_in, double* y_out, Eigen::Index ncols) const;
   /// q_out[j·L + l] = z_lᵀ (H z)_l for the ncols column-major columns z = Z[:, j] and the L =
   /// segments().size() layers l, without forming H z (the header comment): the stacked R-pass of
