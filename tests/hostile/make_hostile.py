@@ -69,8 +69,10 @@ def forged_npz(path, compressed_bytes, dtype="<f2"):
     # Random bytes do not compress: the stream inflates to about its own size. The .npy header claims
     # what deflate's 1032-fold bound allows, and the directory agrees with it.
     itemsize = int(dtype[-1])
-    count = (compressed_bytes * 1030) // itemsize
-    header = "{'descr': '%s', 'fortran_order': False, 'shape': (%d,), }" % (dtype, count)
+    cols = 1024  # a matrix, so that checkpoint_spectra takes it for a layer and loads it
+    rows = (compressed_bytes * 1030) // itemsize // cols
+    count = rows * cols
+    header = "{'descr': '%s', 'fortran_order': False, 'shape': (%d, %d), }" % (dtype, rows, cols)
     header += " " * (-(len(header) + 11) % 64) + "\n"
     npy_head = b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode()
     body = npy_head + np.random.default_rng(1).bytes(compressed_bytes)
@@ -82,7 +84,7 @@ def forged_npz(path, compressed_bytes, dtype="<f2"):
 forged_npz(f"{out}/forged_600k.npz", 600_000)
 forged_npz(f"{out}/forged_20m.npz", 20_000_000)
 
-np.savez(f"{out}/crc_flip.npz", w=np.arange(4096, dtype=np.float64))
+np.savez(f"{out}/crc_flip.npz", w=np.arange(4096, dtype=np.float64).reshape(64, 64))
 b = bytearray(open(f"{out}/crc_flip.npz", "rb").read())
 b[4000] ^= 0x10
 open(f"{out}/crc_flip.npz", "wb").write(b)
