@@ -82,7 +82,7 @@ struct Shape {
 
 }  // namespace
 
-TEST_CASE("Float32 points hash to the codes of the same points in float64, bit for bit for every block size and thread count; recomputed counts bit-identical per block, within a bound across blocks", "[lsh][reproducible]") {
+TEST_CASE("Float32 points hash to the codes of the same points in float64, bit for bit for every block size and thread count; the count of recomputed points within a printed bound", "[lsh][reproducible]") {
   // b = 16, 32 and 64 bits (64 as two tables of 32), FAISS-like float32 hyperplanes and Gaussian
   // float64 ones with offsets, d beyond one BLAS k-panel; N is a multiple of no block size below.
   const Shape shapes[] = {{64, 1, 16, 0.0, true}, {64, 1, 32, 0.0, true}, {64, 2, 32, 0.0, true},
@@ -118,22 +118,20 @@ TEST_CASE("Float32 points hash to the codes of the same points in float64, bit f
     CHECK(hash(h, Xd, HashOptions{.precision = HashPrecision::float32_certified}) == reference);
 
     // The codes are bit-identical for every block and thread count: certification makes them so. The
-    // count of recomputed points is not: which float32 projections fall within the bound of zero
-    // depends on the rounding of the float32 product, so on its GEMM shapes (the block) and on
-    // OpenBLAS's kernel. Per block it is the same for any thread count (the same GEMMs are issued);
-    // across blocks it agrees to a bound, printed with the worst difference seen.
+    // count of recomputed points, a diagnostic of the certification's work, is not: which float32
+    // projections fall within the bound of zero depends on the rounding of the float32 product, so
+    // on its GEMM shapes (the block; the automatic block follows the thread count), on serial or
+    // threaded BLAS and on OpenBLAS's kernel (Prescott's differed by one point between thread counts).
+    // It agrees to a bound, printed with the worst difference seen.
     const Eigen::Index count_bound = std::max<Eigen::Index>(8, sf32.points_recomputed / 50);
     Eigen::Index worst_count_diff = 0;
     for (Eigen::Index block : {0, 1, 7, 64, 1000}) {
-      Eigen::Index block_count = -1;
       for (int threads : {1, 2, 3}) {
         omp_set_num_threads(threads);
         INFO("threads " << threads << ", block " << block);
         HashStats st;
         CHECK(hash(h, Xf, HashOptions{.precision = HashPrecision::float32_certified, .block_points = block}, &st) == reference);
         CHECK(st.points == N);
-        if (block_count < 0) block_count = st.points_recomputed;
-        CHECK(st.points_recomputed == block_count);  // bit-identical: same block, any thread count
         worst_count_diff = std::max(worst_count_diff, std::abs(st.points_recomputed - sf32.points_recomputed));
         CHECK(hash(h, Xf, HashOptions{.block_points = block}) == reference);
       }
