@@ -125,7 +125,7 @@ TEST_CASE("duplicate keys and runaway shapes in headers and indexes are refused,
   }
 }
 
-TEST_CASE(".npz members: CRC-32 verified, claimed sizes proven by inflating first, matrices beyond memory refused",
+TEST_CASE(".npz members: CRC-32 verified, a deflated member's claimed size proven by inflating before anything is allocated",
           "[io][checkpoint]") {
   if (!python_has_numpy()) {
     WARN("/usr/bin/python3 has no numpy: skipping");

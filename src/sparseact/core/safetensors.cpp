@@ -131,15 +131,15 @@ class HeaderReader final : public JsonReader {
     t.shape = std::move(shape_.values);
     t.begin = offsets_.values[0];
     t.end = offsets_.values[1];
-    const std::string who = fmt::format("tensor {}", quote_name(t.name));
-    if (t.begin > t.end) fail(path_, fmt::format("{}: data_offsets [{}, {}] begin after end", who, t.begin, t.end));
+    const std::string subject = fmt::format("tensor {}", quote_name(t.name));
+    if (t.begin > t.end) fail(path_, fmt::format("{}: data_offsets [{}, {}] begin after end", subject, t.begin, t.end));
     if (t.end > buffer_size_)
-      fail(path_, fmt::format("{}: data_offsets [{}, {}] past the end of the data ({} bytes; file truncated?)", who,
+      fail(path_, fmt::format("{}: data_offsets [{}, {}] past the end of the data ({} bytes; file truncated?)", subject,
                               t.begin, t.end, buffer_size_));
     if (const std::size_t es = safetensors_dtype_size(t.dtype); es != 0) {
       const auto bytes = checked_product(t.shape, es);
       if (!bytes || *bytes != t.end - t.begin)
-        fail(path_, fmt::format("{}: shape {} of {} needs {} bytes but data_offsets [{}, {}] span {}", who,
+        fail(path_, fmt::format("{}: shape {} of {} needs {} bytes but data_offsets [{}, {}] span {}", subject,
                                 shape_list(t.shape), printable(t.dtype, 20),
                                 bytes ? std::to_string(*bytes) : std::string("more than 2^64"), t.begin, t.end,
                                 t.end - t.begin));
