@@ -5,7 +5,10 @@ execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD} --prefix ${WORK}/pre
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "cmake --install failed (${rc})")
 endif()
-execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE} -B ${WORK}/build -DCMAKE_PREFIX_PATH=${WORK}/prefix RESULT_VARIABLE rc)
+# SPARSEACT_TEST_CONSUMER_FLAGS (`sparseact.sh sanitize`): what code built against an instrumented
+# library without ASan must define to agree with it (Eigen's allocator).
+execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE} -B ${WORK}/build -DCMAKE_PREFIX_PATH=${WORK}/prefix
+                        "-DCMAKE_CXX_FLAGS=$ENV{SPARSEACT_TEST_CONSUMER_FLAGS}" RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "consumer configure failed (${rc})")
 endif()

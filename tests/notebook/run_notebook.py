@@ -37,6 +37,7 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 import sys
 import time
 
@@ -190,7 +191,10 @@ def main():
     includes = list(dict.fromkeys(includes))
 
     cmd = [repl]
-    for flag in [f"-I{p}" for p in includes] + CXX_FLAGS:
+    # SPARSEACT_TEST_CONSUMER_FLAGS (`sparseact.sh sanitize`): flags that make the JIT-compiled cells
+    # agree with how the library was built, e.g. Eigen's allocator under ASan.
+    jit_flags = os.environ.get("SPARSEACT_TEST_CONSUMER_FLAGS", "").split()
+    for flag in [f"-I{p}" for p in includes] + CXX_FLAGS + jit_flags:
         cmd += ["-Xcc", flag]
     inputs = [f'#include "{SHIM}"']
     wrapped_cells = []
@@ -212,10 +216,24 @@ def main():
     first = env.get("SPARSEACT_TEST_PRELOAD", "")
     env["LD_PRELOAD"] = " ".join(p for p in (first, library, env.get("LD_PRELOAD", "")) if p)
     env.setdefault("OMP_NUM_THREADS", "2")
+    gnuplot_dir = None
+    if first:
+        # Children inherit LD_PRELOAD: gnuplot, which the cells' figures start, would run under the
+        # ASan runtime too and fail on its own leaks. It gets a wrapper that drops the preload.
+        gnuplot = shutil.which("gnuplot")
+        if gnuplot:
+            gnuplot_dir = tempfile.mkdtemp(prefix="sparseact_gnuplot_")
+            wrapper = os.path.join(gnuplot_dir, "gnuplot")
+            with open(wrapper, "w", encoding="utf-8") as f:
+                f.write(f'#!/bin/sh\nunset LD_PRELOAD\nexec "{gnuplot}" "$@"\n')
+            os.chmod(wrapper, 0o755)
+            env["SPARSEACT_GNUPLOT"] = wrapper
 
     print(f"# {name}: {len(cells)} code cells under {repl}", flush=True)
     print(f"# LD_PRELOAD={env['LD_PRELOAD']}", flush=True)
     print(f"# includes: {' '.join(includes)}", flush=True)
+    if jit_flags:
+        print(f"# extra JIT flags: {' '.join(jit_flags)}", flush=True)
     if wrapped_cells:
         print(f"# statement cells run inside a lambda: {', '.join(map(str, wrapped_cells))}", flush=True)
     start = time.monotonic()
@@ -227,6 +245,8 @@ def main():
         out = (e.stdout or b"").decode("utf-8", "replace")
         rc = None
     elapsed = time.monotonic() - start
+    if gnuplot_dir:
+        shutil.rmtree(gnuplot_dir, ignore_errors=True)
 
     # Split the output at the markers and print it cell by cell.
     segments, current, reached = {"prelude": []}, "prelude", []
