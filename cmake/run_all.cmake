@@ -1,13 +1,16 @@
 # The main command's last step (cmake --build build --target figures): every analysis at its
-# default scale into ${OUT}/<name>/, then ${OUT}/REPORT.md. A check that does not hold (exit 3) is a
-# finding and goes into the report; bad input (2) or an internal error (1) fails the job.
+# default scale into ${OUT}/<name>/, then ${OUT}/REPORT.md. A contradicted claim or an erratum (exit 3)
+# and an inconclusive claim (exit 4) are findings and go into the report; bad input (2) or an
+# internal error (1) fails the job.
 separate_arguments(ANALYSES)
 set(_failed "")
 foreach(a IN LISTS ANALYSES)
   message(STATUS "sparseact: running ${a}")
   execute_process(COMMAND ${BIN}/${a} --out ${OUT}/${a} RESULT_VARIABLE rc)
   if(rc EQUAL 3)
-    message(STATUS "sparseact: ${a}: a check does not hold (see REPORT.md)")
+    message(STATUS "sparseact: ${a}: a claim is contradicted or an erratum (see REPORT.md)")
+  elseif(rc EQUAL 4)
+    message(STATUS "sparseact: ${a}: a claim is inconclusive at this scale (see REPORT.md)")
   elseif(NOT rc EQUAL 0)
     list(APPEND _failed "${a} (exit ${rc})")
   endif()

@@ -169,9 +169,23 @@ inline void require_contract_fields(const nlohmann::json& r, const std::string& 
     REQUIRE(r.contains(key));
   CHECK(r["analysis"] == name);
   for (const auto& c : r["checks"]) {
-    for (const char* key : {"id", "claim", "statement", "predicted", "measured", "holds", "tolerance", "note", "detail"})
+    for (const char* key : {"id", "kind", "claim", "statement", "predicted", "measured", "verdict", "holds", "tolerance", "note", "detail", "power"})
       REQUIRE(c.contains(key));
     CHECK(c["claim"].get<std::string>().rfind("paper ", 0) == 0);
+    // The verdict vocabulary (DESIGN.md): `holds` is true exactly for the verdict "holds".
+    const std::string kind = c["kind"], verdict = c["verdict"];
+    INFO(c["id"] << ": kind " << kind << ", verdict " << verdict);
+    if (kind == "claim")
+      CHECK((verdict == "holds" || verdict == "contradicted" || verdict == "inconclusive" || verdict == "erratum"));
+    else if (kind == "self-check") CHECK((verdict == "holds" || verdict == "fails"));
+    else CHECK((kind == "observation" && verdict == "observation"));
+    CHECK(c["holds"] == (verdict == "holds"));
+    // An inconclusive claim says how much power it had and what run would settle it.
+    if (verdict == "inconclusive" && !c["tolerance"].contains("ratio_range")) {
+      REQUIRE(c["power"].is_object());
+      CHECK(c["power"].contains("power"));
+      CHECK(c["power"].contains("n_for_80"));
+    }
     require_readable(c["measured"], c["id"].get<std::string>());
   }
 }

@@ -448,7 +448,7 @@ int Analysis::write_outputs() {
     fs::remove_all(dir, ec);
     throw;
   }
-  return result.all_hold() ? exit_ok : exit_check_failed;
+  return verdict_exit_code(result);
 }
 
 void require_writable_folder(const fs::path& dir, const std::string& flag) {
@@ -490,8 +490,8 @@ std::vector<double> parse_number_list(const std::string& flag, const std::string
 void print_checks(const Result& r) {
   fmt::print("{} (paper {}): {} checks, results in JSON\n", r.analysis, r.paper, r.checks.size());
   for (const auto& c : r.checks) {
-    fmt::print("  [{}] {:<28} {}: measured {} vs predicted {}\n", c.holds ? "holds" : "FAILS", c.id, c.claim,
-               format_value(c.measured), format_value(c.predicted));
+    fmt::print("  [{}] {:<28} {}: measured {} vs {} {}\n", c.verdict, c.id, c.claim, format_value(c.measured),
+               c.kind == "observation" ? "the paper's" : "predicted", format_value(c.predicted));
   }
 }
 

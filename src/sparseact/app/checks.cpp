@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <functional>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
+#include <sparseact/core/errors.hpp>
 #include <sparseact/core/stats.hpp>
 
 namespace sparseact::app {
@@ -18,15 +20,30 @@ std::string number(double v) {
   return fmt::format("{:.6g}", v);
 }
 
-/// The Check every helper starts from: the claim's words, prefixed with the paper.
-Check base(const Analysis& a, Claim c) {
+/// The Check every helper starts from: the claim's words, prefixed with the paper. c.erratum stays
+/// in c for settle().
+Check base(const Analysis& a, Claim& c) {
   Check out;
   out.id = std::move(c.id);
+  out.kind = to_string(c.kind);
   out.claim = "paper " + a.info().paper + " " + c.claim;
   out.statement = std::move(c.statement);
   out.note = std::move(c.note);
   out.detail = std::move(c.detail);
   return out;
+}
+
+/// A deterministic comparison's verdict from its outcome (out.holds), then the check is added.
+Check& settle(Analysis& a, Check out, const std::string& erratum) {
+  if (out.kind == "observation") out.verdict = "observation";
+  else if (out.kind == "self-check") out.verdict = out.holds ? "holds" : "fails";
+  else out.verdict = out.holds ? "holds" : erratum.empty() ? "contradicted" : "erratum";
+  if (!erratum.empty()) {
+    if (out.tolerance.is_null()) out.tolerance = json::object();
+    if (out.tolerance.is_object()) out.tolerance["erratum"] = erratum;
+  }
+  out.holds = out.verdict == "holds";
+  return a.result.add_check(std::move(out));
 }
 
 bool satisfies(double measured, Relation rel, double bound, double tolerance) {
@@ -54,6 +71,174 @@ void require_finite_tolerance(double tolerance) {
 
 }  // namespace
 
+const char* to_string(Kind kind) {
+  switch (kind) {
+    case Kind::claim: return "claim";
+    case Kind::observation: return "observation";
+    case Kind::self_check: return "self-check";
+  }
+  return "claim";
+}
+
+int verdict_exit_code(const Result& result) {
+  bool inconclusive = false;
+  for (const Check& c : result.checks) {
+    if (c.verdict == "contradicted" || c.verdict == "erratum" || c.verdict == "fails") return exit_check_failed;
+    if (c.verdict == "inconclusive") inconclusive = true;
+  }
+  return inconclusive ? exit_inconclusive : exit_ok;
+}
+
+Evidence evidence(const stats::TTest& t, std::size_t n, std::string unit, std::string method) {
+  return {t.mean_difference, t.std_error, t.df, n, std::move(unit), std::move(method)};
+}
+
+Evidence evidence_from_interval(double estimate, stats::Interval interval, double alpha, std::size_t n, std::string unit,
+                                std::string method) {
+  const double z = stats::normal_quantile(1 - alpha / 2);
+  return {estimate, (interval.hi - interval.lo) / (2 * z), std::numeric_limits<double>::infinity(), n, std::move(unit),
+          std::move(method)};
+}
+
+namespace {
+
+void require_evidence(const Evidence& e, const std::string& id) {
+  if (!(e.std_error >= 0) || !(e.df > 0) || e.n == 0 || std::isnan(e.estimate))
+    throw std::logic_error("check " + id + ": evidence needs an estimate, se ≥ 0, df > 0 and n ≥ 1");
+}
+
+/// The run size n′ that brings `power_at(se′, df′)` to 0.8, scaling se and df with n (Evidence).
+json power_json(const Evidence& e, double effect, const std::string& effect_source, double power,
+                const std::function<double(double, double)>& power_at) {
+  const auto at_n = [&](std::size_t n) {
+    const double f = double(n) / double(e.n);
+    return power_at(e.std_error / std::sqrt(f), std::isinf(e.df) ? e.df : std::max(1.0, e.df * f));
+  };
+  const std::size_t n80 = stats::smallest_n_for_power(at_n, 1, 0.8, 1000000);
+  return {{"effect", effect},
+          {"effect_source", effect_source},
+          {"power", power},
+          {"n", e.n},
+          {"unit", e.unit},
+          {"n_for_80", n80 == 0 ? json(nullptr) : json(n80)},
+          {"rule", "se and df scaled by n′/n (more " + e.unit + " of the same kind)"}};
+}
+
+std::string interval_text(double lo, double hi) { return fmt::format("[{}, {}]", number(lo), number(hi)); }
+
+}  // namespace
+
+Check& direction(Analysis& a, Claim c, const Evidence& e, const Effect& effect, double alpha) {
+  require_evidence(e, c.id);
+  if (!(effect.value > 0)) throw std::logic_error("check " + c.id + ": the effect that counts must be > 0");
+  const double q = std::isinf(e.df) ? stats::normal_quantile(1 - alpha) : stats::student_t_quantile(1 - alpha, e.df);
+  const double lo = e.estimate - q * e.std_error, hi = e.estimate + q * e.std_error;
+  const double power = stats::one_sided_power(effect.value, e.std_error, e.df, alpha);
+  Check out = base(a, c);
+  out.predicted = fmt::format("θ > 0 (the effect that counts: {})", number(effect.value));
+  out.measured = fmt::format("θ̂ = {}, one-sided {}% bounds {}; power {:.2f} at θ = {}", number(e.estimate),
+                             number(100 * (1 - alpha)), interval_text(lo, hi), power, number(effect.value));
+  out.tolerance = {{"alpha", alpha},
+                   {"method", e.method},
+                   {"estimate", e.estimate},
+                   {"std_error", e.std_error},
+                   {"df", std::isinf(e.df) ? json("inf") : json(e.df)},
+                   {"lower_bound", lo},
+                   {"upper_bound", hi},
+                   {"rule", "holds: lower bound > 0; contradicted: upper bound < 0, or < the paper's own effect, or power ≥ 0.8 "
+                            "without support; inconclusive otherwise"}};
+  out.power = power_json(e, effect.value, effect.source, power,
+                         [&](double se, double df) { return stats::one_sided_power(effect.value, se, df, alpha); });
+  if (lo > 0) out.verdict = "holds";
+  else if (hi < 0 || (effect.papers && hi < effect.value) || power >= 0.8) out.verdict = "contradicted";
+  else out.verdict = "inconclusive";
+  if (out.kind != "claim") out.verdict = out.kind == "observation" ? "observation" : out.verdict == "holds" ? "holds" : "fails";
+  out.holds = out.verdict == "holds";
+  return a.result.add_check(std::move(out));
+}
+
+Check& equivalent(Analysis& a, Claim c, const Evidence& e, double margin, const std::string& margin_source, double alpha) {
+  require_evidence(e, c.id);
+  if (!(margin > 0)) throw std::logic_error("check " + c.id + ": the equivalence margin must be > 0");
+  const stats::TTest as_t{.mean_difference = e.estimate, .std_error = e.std_error, .t = 0, .df = e.df, .p_value = 1, .n = e.n};
+  const stats::Tost t = stats::tost(as_t, margin, alpha);
+  const double power = stats::tost_power(margin, e.std_error, e.df, 0.0, alpha);
+  Check out = base(a, c);
+  out.predicted = fmt::format("|θ| < Δ = {}", number(margin));
+  out.measured = fmt::format("θ̂ = {}, {}% interval {}; TOST p = {}; power {:.2f} at θ = 0", number(e.estimate),
+                             number(100 * (1 - 2 * alpha)), interval_text(t.interval.lo, t.interval.hi),
+                             number(t.p_value), power);
+  out.tolerance = {{"alpha", alpha},
+                   {"margin", margin},
+                   {"margin_source", margin_source},
+                   {"method", "TOST on " + e.method},
+                   {"estimate", e.estimate},
+                   {"std_error", e.std_error},
+                   {"df", std::isinf(e.df) ? json("inf") : json(e.df)},
+                   {"interval", json::array({t.interval.lo, t.interval.hi})},
+                   {"p_value", t.p_value},
+                   {"rule", "holds: the (1 − 2α) interval inside (−Δ, Δ); contradicted: entirely outside, or TOST power ≥ 0.8 "
+                            "at θ = 0 without support; inconclusive otherwise"}};
+  out.power = power_json(e, 0.0, "θ = 0 (equal), margin " + margin_source, power,
+                         [&](double se, double df) { return stats::tost_power(margin, se, df, 0.0, alpha); });
+  if (t.interval.lo > -margin && t.interval.hi < margin) out.verdict = "holds";
+  else if (t.interval.lo >= margin || t.interval.hi <= -margin || power >= 0.8) out.verdict = "contradicted";
+  else out.verdict = "inconclusive";
+  if (out.kind != "claim") out.verdict = out.kind == "observation" ? "observation" : out.verdict == "holds" ? "holds" : "fails";
+  out.holds = out.verdict == "holds";
+  return a.result.add_check(std::move(out));
+}
+
+Check& rate(Analysis& a, Claim c, const stats::LinearFit& fit, RateForm form, double exponent, double slack,
+            const std::string& slack_source, const std::vector<double>& local_slopes, const std::string& unit,
+            double alpha) {
+  if (!(slack > 0)) throw std::logic_error("check " + c.id + ": the exponent slack must be > 0");
+  if (!(fit.dof > 0)) throw std::logic_error("check " + c.id + ": a rate needs a fit with residual degrees of freedom");
+  if (c.detail.is_null()) c.detail = json::object();
+  if (c.detail.is_object()) {
+    c.detail["local_slopes"] = local_slopes;
+    c.detail["fit"] = {{"slope", fit.slope}, {"slope_se", fit.slope_se}, {"intercept", fit.intercept},
+                       {"dof", fit.dof}, {"r_squared", fit.r_squared}, {"points", fit.n}};
+  }
+  const std::string form_text = form == RateForm::upper ? fmt::format("O(x^{})", number(exponent))
+                                                        : fmt::format("Θ(x^{})", number(exponent));
+  if (form == RateForm::upper) {
+    // s ≤ p read one-sidedly: θ = p + slack − s > 0. The slope excluded above p contradicts it.
+    const Evidence e{exponent + slack - fit.slope, fit.slope_se, fit.dof, fit.n, unit, "log–log least squares"};
+    Check& out = direction(a, std::move(c), e, {slack, "exponent slack: " + slack_source, false}, alpha);
+    const double q = stats::student_t_quantile(1 - alpha, fit.dof);
+    const double s_lo = fit.slope - q * fit.slope_se, s_hi = fit.slope + q * fit.slope_se;
+    out.predicted = fmt::format("{}: slope ≤ {} (+ slack {})", form_text, number(exponent), number(slack));
+    out.measured = fmt::format("slope {} ± {} (one-sided {}%: {}); local slopes {}", number(fit.slope),
+                               number(fit.slope_se), number(100 * (1 - alpha)), interval_text(s_lo, s_hi),
+                               format_value(json(local_slopes)));
+    // Contradicted only when the slope is excluded above p itself (the slack is ours, not the paper's).
+    if (out.kind == "claim") {
+      out.verdict = s_lo > exponent ? "contradicted" : s_hi < exponent + slack ? "holds"
+                  : out.power.value("power", 0.0) >= 0.8 ? "contradicted" : "inconclusive";
+      out.holds = out.verdict == "holds";
+    }
+    return out;
+  }
+  const Evidence e{fit.slope - exponent, fit.slope_se, fit.dof, fit.n, unit, "log–log least squares"};
+  Check& out = equivalent(a, std::move(c), e, slack, slack_source, alpha);
+  out.predicted = fmt::format("{}: |slope − {}| < {}", form_text, number(exponent), number(slack));
+  out.measured = fmt::format("slope {} ± {}; local slopes {}; {}", number(fit.slope), number(fit.slope_se),
+                             format_value(json(local_slopes)), out.measured.get<std::string>());
+  return out;
+}
+
+Check& observation(Analysis& a, Claim c, json papers_value, json measured) {
+  c.kind = Kind::observation;
+  Check out = base(a, c);
+  out.predicted = std::move(papers_value);
+  out.measured = std::move(measured);
+  out.verdict = "observation";
+  out.holds = false;
+  out.tolerance = {{"rule", "an observation of the paper: no verdict, the paper's value beside ours"}};
+  return a.result.add_check(std::move(out));
+}
+
 const char* to_symbol(Relation rel) {
   switch (rel) {
     case Relation::less: return "<";
@@ -66,13 +251,13 @@ const char* to_symbol(Relation rel) {
 
 Check& compare(Analysis& a, Claim c, double measured, Relation rel, double bound, double tolerance) {
   require_finite_tolerance(tolerance);
-  Check out = base(a, std::move(c));
+  Check out = base(a, c);
   out.predicted = fmt::format("{} {}", to_symbol(rel), number(bound));
   out.measured = measured;
   // NaN never satisfies a comparison: a broken measurement fails the check.
   out.holds = satisfies(measured, rel, bound, tolerance);
   out.tolerance = tolerance_json(tolerance);
-  return a.result.add_check(std::move(out));
+  return settle(a, std::move(out), c.erratum);
 }
 
 Check& at_most(Analysis& a, Claim c, double measured, double bound, double tolerance) {
@@ -91,49 +276,53 @@ Check& greater_than(Analysis& a, Claim c, double measured, double bound, double 
 Check& close_to(Analysis& a, Claim c, double measured, double predicted, double abs_tol, double rel_tol) {
   require_finite_tolerance(abs_tol);
   require_finite_tolerance(rel_tol);
-  Check out = base(a, std::move(c));
+  Check out = base(a, c);
   const double allowed = abs_tol + rel_tol * std::abs(predicted);
   out.predicted = predicted;
   out.measured = measured;
   out.holds = std::abs(measured - predicted) <= allowed;
   out.tolerance = {{"abs", abs_tol}, {"rel", rel_tol}, {"allowed_difference", allowed}};
-  return a.result.add_check(std::move(out));
+  return settle(a, std::move(out), c.erratum);
 }
 
 Check& within(Analysis& a, Claim c, double measured, double lo, double hi) {
-  Check out = base(a, std::move(c));
+  Check out = base(a, c);
   out.predicted = fmt::format("in [{}, {}]", number(lo), number(hi));
   out.measured = measured;
   out.holds = lo <= measured && measured <= hi;
   out.tolerance = {{"lo", lo}, {"hi", hi}};
-  return a.result.add_check(std::move(out));
+  return settle(a, std::move(out), c.erratum);
 }
 
 Check& interval_contains(Analysis& a, Claim c, double lo, double hi, double predicted) {
-  Check out = base(a, std::move(c));
+  Check out = base(a, c);
   out.predicted = predicted;
   out.measured = fmt::format("[{}, {}]", number(lo), number(hi));
   out.holds = lo <= predicted && predicted <= hi;
   out.tolerance = {{"interval", json::array({lo, hi})}};
-  return a.result.add_check(std::move(out));
+  return settle(a, std::move(out), c.erratum);
 }
 
 Check& equals(Analysis& a, Claim c, long long measured, long long predicted) {
-  Check out = base(a, std::move(c));
+  Check out = base(a, c);
   out.predicted = predicted;
   out.measured = measured;
   out.holds = measured == predicted;
   out.tolerance = {{"abs", 0}};
-  return a.result.add_check(std::move(out));
+  return settle(a, std::move(out), c.erratum);
 }
 
 Check& significant(Analysis& a, Claim c, double p_value, double alpha, const std::string& test) {
-  Check out = base(a, std::move(c));
+  Check out = base(a, c);
   out.predicted = fmt::format("p < {}", number(alpha));
   out.measured = fmt::format("p = {}", number(p_value));
   out.holds = p_value < alpha;
   out.tolerance = {{"alpha", alpha}, {"test", test}, {"p_value", p_value}};
-  return a.result.add_check(std::move(out));
+  Check& added = settle(a, std::move(out), c.erratum);
+  // p ≥ α alone is absence of evidence, not evidence of absence: without a power the most it says
+  // is "inconclusive". Claims that can be refuted use direction() or equivalent().
+  if (added.verdict == "contradicted") added.verdict = "inconclusive";
+  return added;
 }
 
 Check& count(Analysis& a, Claim c, Relation rel, const std::vector<Point>& points, const std::string& unit,
@@ -157,7 +346,7 @@ Check& count(Analysis& a, Claim c, Relation rel, const std::vector<Point>& point
     }
     per_point.push_back({{"point", p.label}, {"measured", p.measured}, {"bound", p.bound}, {"holds", ok}});
   }
-  Check out = base(a, std::move(c));
+  Check out = base(a, c);
   out.predicted = every ? fmt::format("measured {} bound at all {} {}", to_symbol(rel), n, unit)
                         : fmt::format("measured {} bound at ≥ {} of {} {}", to_symbol(rel), required, n, unit);
   out.measured = fmt::format("{} of {} {}; worst margin {} ({})", good, n, unit, number(worst), worst_label);
@@ -165,7 +354,7 @@ Check& count(Analysis& a, Claim c, Relation rel, const std::vector<Point>& point
   out.tolerance = {{"abs", tolerance}, {"required", required}};
   if (out.detail.is_null()) out.detail = json::object();
   if (out.detail.is_object()) out.detail["points"] = per_point;
-  return a.result.add_check(std::move(out));
+  return settle(a, std::move(out), c.erratum);
 }
 
 Check& for_all(Analysis& a, Claim c, Relation rel, const std::vector<Point>& points, const std::string& unit,
@@ -199,7 +388,7 @@ SpeedVerdict speed_verdict(const std::vector<double>& ours_s, const std::vector<
 Check& speedup_at_least(Analysis& a, Claim c, const std::vector<double>& ours_s, const std::vector<double>& peer_s,
                         double target) {
   const SpeedVerdict v = speed_verdict(ours_s, peer_s, target);
-  Check out = base(a, std::move(c));
+  Check out = base(a, c);
   out.predicted = fmt::format("≥ {}× (median peer / median ours)", number(target));
   out.measured = v.inconclusive ? json(fmt::format("{}× ({})", number(v.ratio), v.verdict)) : json(v.ratio);
   out.holds = v.holds;
@@ -211,7 +400,9 @@ Check& speedup_at_least(Analysis& a, Claim c, const std::vector<double>& ours_s,
                             "interquartile range of the two sets of repeats; inconclusive (not holding) when the target "
                             "lies within the ratio's spread"}};
   out.detail = {{"ours_s", ours_s}, {"peer_s", peer_s}};
-  return a.result.add_check(std::move(out));
+  Check& added = settle(a, std::move(out), c.erratum);
+  if (v.inconclusive && added.kind == "claim") added.verdict = "inconclusive";
+  return added;
 }
 
 std::string format_value(const json& value) {

@@ -1,7 +1,7 @@
 #pragma once
 // Checks: one comparison of what this run measured with what a paper states (DESIGN.md, the
-// analysis contract). Each helper derives `predicted`, `holds` and `tolerance` from the same
-// comparison, prefixes the claim with the analysis's paper id ("Theorem 5" → "paper 001 Theorem
+// analysis contract). Each helper derives `predicted`, `verdict`, `holds` and `tolerance` from the
+// same comparison, prefixes the claim with the analysis's paper id ("Theorem 5" → "paper 001 Theorem
 // 5"), and keeps `measured` readable at a glance; per-point data go into `detail`.
 //
 //   app::at_most(a, {.id = "thm5_ratio", .claim = "Theorem 5",
@@ -10,25 +10,52 @@
 //   app::for_all(a, {...}, app::Relation::at_most, points, "K values");
 //       // measured "8 of 8 K values; worst margin 1.8e-05", detail: every point
 //
+// Verdicts (DESIGN.md). A check's `kind` is a claim of the paper, an observation the paper reports
+// (no verdict: the paper's value beside ours) or a self-check of our own construction (never
+// evidence about a paper). A claim's verdict:
+//   holds         the comparison holds;
+//   contradicted  the data exclude the claim (a deterministic comparison that fails; for an effect,
+//                 an interval entirely on the other side, or one that excludes the paper's own
+//                 effect, or no support at power ≥ 0.8);
+//   inconclusive  neither: the check gives its power at the effect that counts and the run size
+//                 that reaches 80 %;
+//   erratum       a deterministic statement false as printed, explained in ERRATA.md
+//                 (Claim::erratum names the entry).
+// The comparison helpers (at_most, for_all, close_to, ...) are for deterministic quantities and
+// for statistics whose allowance is already in the bound; a statistical claim uses direction(),
+// equivalent() or rate(), which fit the claim's form and report power.
+//
 // Speed checks (benchmarks) hold only when the ratio of median times reaches the target with the
-// repeats' spread taken against it; a spread too large to decide makes them "inconclusive", and an
-// inconclusive check does not hold.
+// repeats' spread taken against it; a spread too large to decide makes them "inconclusive".
 #include <cstddef>
 #include <string>
 #include <vector>
 
 #include <sparseact/app/analysis.hpp>
 #include <sparseact/core/result.hpp>
+#include <sparseact/core/stats.hpp>
 
 namespace sparseact::app {
+
+enum class Kind {
+  claim,        ///< the paper asserts it
+  observation,  ///< the paper reports seeing it: no verdict, the paper's value beside ours
+  self_check,   ///< an invariant of our own construction: shown apart, never evidence about a paper
+};
+const char* to_string(Kind kind);
 
 /// What the paper claims, in words; a helper adds the comparison.
 struct Claim {
   std::string id;         ///< short stable identifier, e.g. "thm5_ratio"
   std::string claim;      ///< the paper's numbering, e.g. "Theorem 5"
   std::string statement;  ///< the inequality or equality in words and symbols
-  std::string note = {};  ///< setting, caveats, what else the run saw
+  std::string note = {};  ///< setting, caveats, departures from the paper's setup, what else the run saw
   json detail = nullptr;  ///< per-point data
+  Kind kind = Kind::claim;
+  /// For a deterministic statement the paper prints wrongly: the ERRATA.md entry ("ERRATA 003-4")
+  /// that explains why it fails. A failing comparison is then the verdict `erratum`, not
+  /// `contradicted`; it still holds where the statement is true.
+  std::string erratum = {};
 };
 
 enum class Relation {
@@ -74,6 +101,65 @@ Check& for_all(Analysis& a, Claim c, Relation rel, const std::vector<Point>& poi
 /// A strict majority of the points (more than half).
 Check& for_most(Analysis& a, Claim c, Relation rel, const std::vector<Point>& points, const std::string& unit,
                 double tolerance = 0.0);
+
+// --- Statistical claims --------------------------------------------------------------------------
+
+/// The estimate of an effect θ in the claim's favour (the claim says θ > 0, or θ ≈ 0 for an
+/// equality), its standard error and degrees of freedom (∞: normal), and the run size it came from.
+/// n_for_80 rescales it to another size n′ as se·√(n/n′), df·n′/n (runs that add seeds or nets
+/// of the same kind).
+struct Evidence {
+  double estimate = 0.0;
+  double std_error = 0.0;
+  double df = 0.0;
+  std::size_t n = 0;   ///< the run size, in `unit`s
+  std::string unit;    ///< "seeds per arm", "nets", "paired runs"
+  std::string method;  ///< "Welch t", "paired t", "bootstrap over nets (normal)", ...
+};
+/// From a t-test of mean(x) − mean(y); `n` is the size that scales (seeds per arm, pairs).
+Evidence evidence(const stats::TTest& t, std::size_t n, std::string unit, std::string method);
+/// From a percentile-bootstrap (1 − α) interval of a statistic: se = width / (2 z_{1−α/2}), df = ∞.
+Evidence evidence_from_interval(double estimate, stats::Interval interval, double alpha, std::size_t n, std::string unit,
+                                std::string method);
+
+/// The effect that counts for power: the paper's own (cited), or a smallest effect of interest
+/// stated by the check. Only the paper's own effect can be excluded into `contradicted`.
+struct Effect {
+  double value = 0.0;  ///< > 0, in the estimate's units
+  std::string source;  ///< "paper 002 Table 2: +1.9 points", "smallest effect of interest: 1 point"
+  bool papers = false;
+};
+
+/// "A beats B": θ > 0. One-sided (1 − α) bounds [lo, ∞) and (−∞, hi]:
+///   holds when lo > 0; contradicted when hi < 0, or hi < the paper's own effect, or the power at
+///   the effect is ≥ 0.8 without support; inconclusive otherwise (power < 0.8).
+Check& direction(Analysis& a, Claim c, const Evidence& e, const Effect& effect, double alpha = 0.05);
+
+/// "A and B are the same": −Δ < θ < Δ by TOST at level α, Δ from the paper's spread or stated:
+///   holds when the (1 − 2α) interval lies inside (−Δ, Δ); contradicted when it lies entirely
+///   outside, or when TOST's power at θ = 0 is ≥ 0.8 without support; inconclusive otherwise.
+Check& equivalent(Analysis& a, Claim c, const Evidence& e, double margin, const std::string& margin_source,
+                  double alpha = 0.05);
+
+/// The form of a rate claim, fitted as log y = b + s·log x with the theorem's stated log factors
+/// already divided out of y.
+enum class RateForm {
+  upper,  ///< O(x^p): s ≤ p; one-sided: holds when s's upper bound < p + slack, contradicted when its lower bound > p
+  tight,  ///< Θ(x^p): |s − p| < slack by TOST
+};
+/// A rate claim on a log–log fit (stats::loglog_fit). `slack` > 0 is the exponent allowance that
+/// counts (finite-n curvature, constants), stated in the note; `local_slopes` (consecutive points'
+/// slopes) go into detail so a reader sees whether they approach p.
+Check& rate(Analysis& a, Claim c, const stats::LinearFit& fit, RateForm form, double exponent, double slack,
+            const std::string& slack_source, const std::vector<double>& local_slopes, const std::string& unit,
+            double alpha = 0.05);
+
+/// An observation the paper reports: the paper's value beside ours, no verdict.
+Check& observation(Analysis& a, Claim c, json papers_value, json measured);
+
+/// The exit code of the analysis contract from a result's verdicts: 3 when a claim is contradicted
+/// or an erratum, or a self-check fails; otherwise 4 when a claim is inconclusive; otherwise 0.
+int verdict_exit_code(const Result& result);
 
 /// The verdict of a speed comparison from repeated timings (seconds) of ours and a peer.
 struct SpeedVerdict {

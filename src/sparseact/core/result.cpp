@@ -23,14 +23,15 @@ Check& Result::add_check(Check check) {
 
 bool Result::all_hold() const {
   for (const auto& c : checks)
-    if (!c.holds) return false;
+    if (!c.holds && c.verdict != "observation") return false;
   return true;
 }
 
 json to_json(const Check& c) {
-  return json{{"id", c.id},           {"claim", c.claim}, {"statement", c.statement},
-              {"predicted", c.predicted}, {"measured", c.measured}, {"holds", c.holds},
-              {"tolerance", c.tolerance}, {"note", c.note}, {"detail", c.detail}};
+  return json{{"id", c.id},           {"kind", c.kind},         {"claim", c.claim},
+              {"statement", c.statement}, {"predicted", c.predicted}, {"measured", c.measured},
+              {"verdict", c.verdict},     {"holds", c.holds},     {"tolerance", c.tolerance},
+              {"note", c.note},           {"detail", c.detail},   {"power", c.power}};
 }
 
 json to_json(const Result& r) {

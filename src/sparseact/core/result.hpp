@@ -17,14 +17,24 @@ using json = nlohmann::json;
 
 struct Check {
   std::string id;         ///< short stable identifier, e.g. "thm5_ratio"
+  /// "claim" (the paper asserts it), "observation" (the paper reports it: no verdict, the paper's
+  /// value beside ours) or "self-check" (an invariant of our own construction, never evidence about
+  /// a paper).
+  std::string kind = "claim";
   std::string claim;      ///< "paper 001 Theorem 5"
   std::string statement;  ///< the inequality or equality in words and symbols
   json predicted;         ///< the paper's value or bound
   json measured;          ///< what this run found
-  bool holds = false;
+  /// A claim's: "holds", "contradicted", "inconclusive" or "erratum"; a self-check's: "holds" or
+  /// "fails"; an observation's: "observation". Set by the app/checks.hpp helpers.
+  std::string verdict;
+  bool holds = false;  ///< verdict == "holds" (kept for readers of the older JSON)
   json tolerance;  ///< the allowance used to decide `holds`, and how it was derived
   std::string note;
   json detail;     ///< per-point data behind `measured` (null when there is none)
+  /// A statistical claim's power at the effect that counts, and the run size that reaches 80 %
+  /// (null for a deterministic check).
+  json power;
 };
 
 /// A table of numbers written as <name>.csv (header row, then one row per entry).
@@ -52,6 +62,7 @@ struct Result {
   std::vector<Table> tables;
 
   Check& add_check(Check check);
+  /// Every check's verdict is "holds" or "observation".
   bool all_hold() const;
 };
 

@@ -9,6 +9,7 @@
 #include <boost/math/special_functions/owens_t.hpp>
 #include <boost/math/distributions/beta.hpp>
 #include <boost/math/distributions/chi_squared.hpp>
+#include <boost/math/distributions/non_central_t.hpp>
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
 #include <boost/math/statistics/univariate_statistics.hpp>
@@ -323,6 +324,79 @@ TTest welch_t_test(const std::vector<double>& x, const std::vector<double>& y, A
   r.df = (vx + vy) * (vx + vy) / (vx * vx / double(x.size() - 1) + vy * vy / double(y.size() - 1));
   r.p_value = t_p_value(r.t, r.df, alternative);
   return r;
+}
+
+namespace {
+
+bool normal_df(double df) { return !(df < 1e7); }  // ∞ (or large enough that t is the normal)
+
+/// P(T′ > x), T′ ~ noncentral t(df, ncp); the normal shifted by ncp for df = ∞.
+double nct_sf(double x, double df, double ncp) {
+  if (normal_df(df)) return normal_cdf(ncp - x);
+  return boost::math::cdf(boost::math::complement(boost::math::non_central_t_distribution<double>(df, ncp), x));
+}
+
+double t_upper_quantile(double alpha, double df) {
+  return normal_df(df) ? normal_quantile(1 - alpha) : student_t_quantile(1 - alpha, df);
+}
+
+}  // namespace
+
+double one_sided_power(double effect, double std_error, double df, double alpha) {
+  require_alpha(alpha, "one_sided_power");
+  if (!(std_error >= 0) || !(df > 0) || std::isnan(effect)) throw std::invalid_argument("one_sided_power: needs se ≥ 0, df > 0");
+  if (std_error == 0) return effect > 0 ? 1.0 : 0.0;
+  return nct_sf(t_upper_quantile(alpha, df), df, effect / std_error);
+}
+
+Tost tost(const TTest& t, double margin, double alpha) {
+  require_alpha(alpha, "tost");
+  if (!(alpha < 0.5)) throw std::invalid_argument("tost: α must be < 0.5 (its interval is the 1 − 2α one)");
+  if (!(margin > 0)) throw std::invalid_argument("tost: the equivalence margin must be > 0");
+  Tost r;
+  r.mean_difference = t.mean_difference;
+  r.std_error = t.std_error;
+  r.df = t.df;
+  r.margin = margin;
+  const double q = t_upper_quantile(alpha, t.df);
+  r.interval = {t.mean_difference - q * t.std_error, t.mean_difference + q * t.std_error};
+  if (t.std_error == 0) {
+    r.p_value = std::abs(t.mean_difference) < margin ? 0.0 : 1.0;
+    return r;
+  }
+  // H₀₁: θ ≤ −Δ against θ > −Δ, and H₀₂: θ ≥ Δ against θ < Δ.
+  const double p_lower = t_p_value((t.mean_difference + margin) / t.std_error, t.df, Alternative::greater);
+  const double p_upper = t_p_value((t.mean_difference - margin) / t.std_error, t.df, Alternative::less);
+  r.p_value = std::max(p_lower, p_upper);
+  return r;
+}
+
+double tost_power(double margin, double std_error, double df, double true_difference, double alpha) {
+  require_alpha(alpha, "tost_power");
+  if (!(margin > 0) || !(std_error >= 0) || !(df > 0)) throw std::invalid_argument("tost_power: needs Δ > 0, se ≥ 0, df > 0");
+  if (std_error == 0) return std::abs(true_difference) < margin ? 1.0 : 0.0;
+  const double q = t_upper_quantile(alpha, df);
+  const double p1 = nct_sf(q, df, (true_difference + margin) / std_error);         // P(T′₁ > t)
+  const double p2 = 1 - nct_sf(-q, df, (true_difference - margin) / std_error);    // P(T′₂ < −t)
+  return std::max(0.0, p1 + p2 - 1);
+}
+
+std::size_t smallest_n_for_power(const std::function<double(std::size_t)>& power, std::size_t n0, double target,
+                                 std::size_t n_max) {
+  if (n0 == 0) n0 = 1;
+  if (power(n0) >= target) return n0;
+  std::size_t lo = n0, hi = n0;  // power(lo) < target
+  while (true) {
+    if (hi >= n_max) return 0;
+    hi = std::min(n_max, 2 * hi);
+    if (power(hi) >= target) break;
+    lo = hi;
+  }
+  while (hi - lo > 1) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    (power(mid) >= target ? hi : lo) = mid;
+  }
+  return hi;
 }
 
 namespace {

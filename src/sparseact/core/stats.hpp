@@ -127,6 +127,34 @@ TTest paired_t_test(const std::vector<double>& x, const std::vector<double>& y,
 /// are 0 the sign of the difference decides, as in paired_t_test. `n` is x's size plus y's.
 TTest welch_t_test(const std::vector<double>& x, const std::vector<double>& y, Alternative alternative = Alternative::two_sided);
 
+// --- Power and equivalence ------------------------------------------------------------------------
+// What a statistical check needs beyond its p-value (app/checks.hpp: the verdicts `inconclusive`
+// and `contradicted` depend on them). θ is an effect with an estimate θ̂ of standard error se and
+// df degrees of freedom (df = ∞: a normal estimate).
+
+/// Power of the one-sided level-α t-test of H₀: θ ≤ 0 when the true θ is `effect`:
+/// P(T′ > t_{1−α, df}) with T′ noncentral t(df, effect/se) (Boost's non_central_t;
+/// scipy.stats.nct.sf), Φ(effect/se − z_{1−α}) for df = ∞. se = 0: 1 when effect > 0, else 0.
+double one_sided_power(double effect, double std_error, double df, double alpha = 0.05);
+
+/// Schuirmann's two one-sided tests of −Δ < θ < Δ.
+struct Tost {
+  double mean_difference = 0.0, std_error = 0.0, df = 0.0, margin = 0.0;
+  Interval interval;      ///< the (1 − 2α) two-sided interval of θ: equivalence ⇔ it lies inside (−Δ, Δ)
+  double p_value = 1.0;   ///< the larger of the two one-sided p-values
+};
+/// TOST from a t-test's estimate (paired_t_test or welch_t_test, any alternative). Δ > 0.
+Tost tost(const TTest& t, double margin, double alpha = 0.05);
+/// Power of TOST at a true θ: max(0, P(T′₁ > t) + P(T′₂ < −t) − 1) with t = t_{1−α, df},
+/// T′₁ ~ nct(df, (θ + Δ)/se), T′₂ ~ nct(df, (θ − Δ)/se) (the usual noncentral-t form; exact when
+/// the two tests' rejection regions cannot both fail, a lower bound otherwise).
+double tost_power(double margin, double std_error, double df, double true_difference = 0.0, double alpha = 0.05);
+
+/// The smallest n ≥ n0 with power(n) ≥ target, for a power that does not decrease with n (doubling,
+/// then bisection); 0 when even n_max falls short.
+std::size_t smallest_n_for_power(const std::function<double(std::size_t)>& power, std::size_t n0, double target = 0.8,
+                                 std::size_t n_max = 1000000);
+
 struct Spearman {
   double rho = 0.0;      ///< Pearson correlation of the ranks (ties get average ranks)
   double t = 0.0;        ///< ρ √((n − 2)/(1 − ρ²))
