@@ -3,7 +3,8 @@
 // gives a tree on R; L198 counts ν⌈log_ν K⌉ distance queries for a ν-ary tree. We check eq. (5) against
 // exact brute force where ties abound (dyadic grids), Example 1 against eq. (5), and three routers on
 // prototype sets of growing K: the scan, greedy descent (the paper's query count) and an exact branch and
-// bound. The paper predicts that the tree routes every input to its Voronoi cell; greedy descent need not.
+// bound. The paper leaves the tree open and asks that it implement eq. (7); our tree and its routers are our
+// construction, so their query counts and exactness are self-checks and greedy descent's misrouting an observation.
 #include <fmt/format.h>
 
 #include <sparseact/app/analysis.hpp>
@@ -39,7 +40,9 @@ int main(int argc, char** argv) {
     equals(a, {.id = "eq5_exact_ties", .claim = "eq. (5)",
                .statement = "the cell of x is its nearest prototype, the lowest index among equidistant ones: disagreements with exact brute force",
                .note = fmt::format("{} dyadic inputs against dyadic prototypes in n = 1, 2, 3; {} of them equidistant from two or more nearest prototypes.",
-                                   ties.inputs, ties.tied)},
+                                   ties.inputs, ties.tied) +
+                       " A self-check of our eq. (5) (moe/voronoi) against exact rationals: eq. (5) is a definition, not a claim.",
+               .kind = Kind::self_check},
            ties.disagreements, 0);
     const Example1Study ex = example1_study();
     equals(a, {.id = "example1_off_ties", .claim = "Example 1",
@@ -69,7 +72,7 @@ int main(int argc, char** argv) {
     for (const Record& rec : records) results.push_back(routing_result_from(rec));
 
     // --- Checks --------------------------------------------------------------------------------------------
-    std::vector<Point> count, exact, misroute;
+    std::vector<Point> count, exact;
     Table routing{"routing", {"set", "n", "K", "nu", "router", "queries_mean", "queries_max", "misroute_rate", "far_rate"}, {}};
     for (std::size_t i = 0; i < configs.size(); ++i) {
       const RoutingConfig& c = configs[i];
@@ -77,24 +80,54 @@ int main(int argc, char** argv) {
       const std::string label = c.key();
       count.push_back({label, res.greedy.queries_max, double(c.nu * c.height())});
       exact.push_back({label, res.exact.misroute_rate, 0.0});
-      misroute.push_back({label, res.greedy.misroute_rate, 0.0});
       for (int router = 0; router < 3; ++router) {
         const RouterStats& s = router == 0 ? res.scan : router == 1 ? res.greedy : res.exact;
         routing.add_row({double(c.set), double(c.n), double(c.K), double(c.nu), double(router), s.queries_mean, s.queries_max, s.misroute_rate, s.far_rate});
       }
     }
     for_all(a, {.id = "greedy_queries", .claim = "§4.1 (L198)",
-                .statement = "a ν-ary routing tree queries at most ν⌈log_ν K⌉ prototypes per input (greedy descent; equal when K = ν^h)"},
+                .statement = "greedy descent of our ν-ary routing tree queries at most ν⌈log_ν K⌉ prototypes per input (equal when K = ν^h)",
+                .note = "A self-check of our construction: greedy descent makes ν queries per level of a tree built with height ⌈log_ν K⌉.",
+                .kind = Kind::self_check},
             Relation::at_most, count, "configurations");
     for_all(a, {.id = "exact_router", .claim = "eq. (7)",
-                .statement = "branch and bound on the same tree implements eq. (7): misrouting rate against eq. (5) = 0"},
+                .statement = "branch and bound on our routing tree implements eq. (7): misrouting rate against eq. (5) = 0",
+                .note = "A self-check of our construction: branch and bound prunes only subtrees whose covering ball lies farther than the best "
+                        "prototype found, so it returns eq. (5)'s cell by construction. It shows that a tree can implement eq. (7), at more "
+                        "than ν⌈log_ν K⌉ queries (routing.csv, router 2).",
+                .kind = Kind::self_check},
             Relation::at_most, exact, "configurations");
-    for_all(a, {.id = "greedy_implements_eq7", .claim = "§3, eq. (7)",
-                .statement = "the routing tree (greedy descent, ν⌈log_ν K⌉ queries) sends every input to its Voronoi cell: misrouting rate = 0",
-                .note = "Greedy descent follows the nearest child, whose subtree need not hold the nearest prototype; far_rate in routing.csv "
-                        "is the fraction of inputs it sends farther than the covering radius δ of the set (the largest distance of any input "
-                        "to its nearest prototype), where Theorem 5.3's guarantee (‖x − v_i‖ < δ) no longer applies."},
-            Relation::at_most, misroute, "configurations");
+    {  // Greedy descent and L198's count against eq. (7) on our tree: an observation of our construction
+      std::size_t misrouting = 0;
+      double worst = 0, exact_over = 0;
+      std::string worst_at = "none", exact_over_at = "none";
+      json per = json::array();
+      for (std::size_t i = 0; i < configs.size(); ++i) {
+        const RoutingResult& res = results[i];
+        const double bound = double(configs[i].nu * configs[i].height());
+        if (res.greedy.misroute_rate > 0) ++misrouting;
+        if (res.greedy.misroute_rate > worst) worst = res.greedy.misroute_rate, worst_at = configs[i].key();
+        if (res.exact.queries_mean / bound > exact_over) exact_over = res.exact.queries_mean / bound, exact_over_at = configs[i].key();
+        per.push_back({{"config", configs[i].key()}, {"greedy_misroute_rate", res.greedy.misroute_rate}, {"greedy_far_rate", res.greedy.far_rate},
+                       {"greedy_queries_max", res.greedy.queries_max}, {"exact_queries_mean", res.exact.queries_mean},
+                       {"exact_queries_max", res.exact.queries_max}, {"nu_ceil_log_nu_K", bound}});
+      }
+      observation(a, {.id = "greedy_implements_eq7", .claim = "§3, eq. (7) and §4.1 (L198)",
+                      .statement = "our routing tree (centroid nodes, split along the widest coordinate) with greedy descent, which makes L198's "
+                                   "ν⌈log_ν K⌉ queries, against eq. (7): the fraction of inputs not sent to their Voronoi cell",
+                      .note = "Departure: §3 leaves the routing tree open (\"we leave the precise set of queries executed by the routing tree "
+                              "abstract\") and only asks that it implement eq. (7); L198 says ν⌈log_ν K⌉ prototypes are queried. The tree and its "
+                              "greedy descent are our choice, so its misrouting is a property of our construction, not evidence against the "
+                              "paper. On our tree the two demands part: greedy descent meets L198's count and misroutes; branch and bound "
+                              "(exact_router) meets eq. (7) at more queries. Whether some tree meets both for n ≥ 2 is not settled by any one "
+                              "construction (ERRATA 003). far_rate in routing.csv is the fraction greedy descent sends farther than the set's "
+                              "covering radius δ, where Theorem 5.3's guarantee ‖x − v_i‖ < δ no longer applies.",
+                      .detail = {{"configurations", per}}},
+                  "eq. (7): every input to its Voronoi cell (misrouting 0), by a tree left open; L198: ν⌈log_ν K⌉ queries",
+                  fmt::format("greedy descent (ν⌈log_ν K⌉ queries): misroutes in {} of {} configurations, worst rate {:.4g} ({}); "
+                              "branch and bound: 0 misrouted at up to {:.3g}× ν⌈log_ν K⌉ queries on average ({})",
+                              misrouting, configs.size(), worst, worst_at, exact_over, exact_over_at));
+    }
     r.data["routers"] = "0: scan (eq. (5)), 1: greedy descent, 2: exact branch and bound";
     r.data["sets"] = "0: grid (a δ-net; only where K is an n-th power), 1: uniform draws, 2: user, 3: k-means centroids of 4K uniform points";
     a.add_table(std::move(routing));

@@ -5,7 +5,9 @@
 // against (i)–(iii), and fit the exponent of N_δ in 1/δ: a regular n-dimensional set has n, the lemma's
 // bound allows log₂C = n + 1, and Table 1's leaf count grows like ε^{…} without an n (ERRATA 003).
 // Theorem 5.3 (Lemma B.1, Tables 1, 6, 7): at L703's δ(ε) for an α-Hölder target, the tree's leaves and height,
-// each expert's depth and width, beside the tables' rates; and eq. (21)'s first ≤, which needs n ≤ 1 (ERRATA 003).
+// each expert's depth and width, beside the tables' rates; and eq. (21)'s first ≤, which needs n ≤ 1 while Lemma 5.2
+// assumes n ≥ 3 (an erratum, ERRATA 003). The tree's counts and the nets' covering radii are self-checks of our
+// construction; the claims are that eq. (14)'s height holds a δ-net and the net-size bound and exponent of L500.
 #include <cmath>
 #include <map>
 
@@ -94,7 +96,7 @@ int main(int argc, char** argv) {
 
     // --- Checks -------------------------------------------------------------------------------------------
     Table trees{"trees", {"domain", "n", "nu", "delta", "C", "h", "leaves", "nodes", "net_size", "covering_radius", "grid_size", "grid_covering_radius", "built"}, {}};
-    std::vector<Point> counts, cover, bound;
+    std::vector<Point> counts, cover, bound, holds_net;
     std::map<std::pair<int, int>, std::pair<std::vector<double>, std::vector<double>>> fit;  // (domain, n) → (1/δ, N_δ)
     for (std::size_t i = 0; i < cells.size(); ++i) {
       const Cell& c = cells[i];
@@ -112,6 +114,9 @@ int main(int argc, char** argv) {
       for (std::size_t v = 0; v < nus.size(); ++v) {
         const Lemma51 L = lemma51(c.d, c.n, nus[v], c.delta);
         const bool was_built = built.size() > 5 * v && built[5 * v] == 1;
+        const double net_size = greedy_size > 0 ? greedy_size : grid_size;
+        if (net_size > 0)
+          holds_net.push_back({fmt::format("{} ν = {} ({} net)", where, nus[v], greedy_size > 0 ? "greedy" : "grid"), net_size, L.leaves});
         if (was_built) {
           const bool ok = built[5 * v + 1] == L.height && built[5 * v + 2] == L.leaves && built[5 * v + 3] == L.nodes && built[5 * v + 4] == 1;
           counts.push_back({fmt::format("{} ν = {}", where, nus[v]), ok ? 0.0 : 1.0, 0.0});
@@ -123,10 +128,21 @@ int main(int argc, char** argv) {
     if (!counts.empty())
       for_all(a, {.id = "tree_counts", .claim = "Lemma 5.1 (i)–(iii), eq. (14)",
                   .statement = "the complete ν-ary tree built with eq. (14)'s height h has ν^h leaves holding the δ-net and (ν^{h+1} − 1)/(ν − 1) nodes "
-                               "(measured: 1 when a traversal's counts differ)"},
+                               "(measured: 1 when a traversal's counts differ)",
+                  .note = "A self-check of our tree builder: a complete ν-ary tree has these counts by construction, so it cannot speak for the paper. "
+                          "Whether eq. (14)'s height gives enough leaves for a δ-net is the claim tree_holds_net.",
+                  .kind = Kind::self_check},
               Relation::at_most, counts, "built trees");
+    if (!holds_net.empty())
+      for_all(a, {.id = "tree_holds_net", .claim = "Lemma 5.1 (i), (ii), eq. (14)",
+                  .statement = "eq. (14)'s height h = ⌈log_ν C · (1 + log₂(diam K/δ))⌉, C = 2^{n+1}, gives ν^h leaves, enough to hold a δ-net of K: "
+                               "N_δ ≤ ν^h (measured: the size of our greedy δ-net, the grid net's where the greedy one is too large to build)"},
+              Relation::at_most, holds_net, "(net, ν)");
     for_all(a, {.id = "covering_radius", .claim = "Lemma 5.1, eq. (11)",
-                .statement = "max_{x ∈ K} min_{v ∈ leaves} ‖x − v‖ < δ (measured on uniform points of K)"},
+                .statement = "max_{x ∈ K} min_{v ∈ leaves} ‖x − v‖ < δ (measured on uniform points of K)",
+                .note = "A self-check of our nets: the grid's cells have half-diagonal < δ and greedy insertion stops at covering radius < δ, so "
+                        "eq. (11) holds by construction; the probes only confirm the code.",
+                .kind = Kind::self_check},
             Relation::less, cover, "nets");
     for_all(a, {.id = "net_size", .claim = "Lemma 5.1 proof (L500)", .statement = "the greedy δ-net has N_δ ≤ C^{⌈log₂(diam K/δ)⌉}, C = 2^{n+1}"},
             Relation::at_most, bound, "nets");
@@ -168,10 +184,17 @@ int main(int argc, char** argv) {
           eq21.push_back({fmt::format("n = {}", n), t.eq21_ratio, 1.0});
         }
       }
-    for_all(a, {.id = "eq21_depth_term", .claim = "Theorem 5.3 proof, eq. (21)",
-                .statement = "at L703's δ, Lemma B.1's depth term (δ 2^{3/2} n^{1/2} / ((n + 1)^{1/2} ω⁻¹(ε/(131√(nm)))))^{n/2} ≤ ε^{−r}: measured is their ratio",
-                .note = "The first ≤ of eq. (21) needs (n + 1)^{1/2} ≥ (2n)^{1/2}, i.e. n ≤ 1; the ratio is (2n/(n + 1))^{n/4} for every ε (ERRATA 003), so "
-                        "Table 6's O(ε^{−r}) depth survives with an n-dependent constant."},
+    for_all(a, {.id = "eq21_depth_term", .claim = "Theorem 5.3 proof, eq. (21) (first ≤)",
+                .statement = "at L703's δ = ε^{−2r/n} ω⁻¹(ε/(131√(nm)))/2, (δ 2^{3/2} n^{1/2} / ((n + 1)^{1/2} ω⁻¹(ε/(131√(nm)))))^{n/2} ≤ "
+                             "(δ 2^{3/2} n^{1/2} / ((2n)^{1/2} ω⁻¹(…)))^{n/2} = ε^{−r}; measured: the left side over ε^{−r}, which is "
+                             "(2n/(n + 1))^{n/4} for every ε, r, m, ω",
+                .note = "The base is positive and t ↦ t^{n/2} increasing, so the first ≤ holds iff (n + 1)^{1/2} ≥ (2n)^{1/2}, i.e. n ≤ 1 (equality at "
+                        "n = 1); it is false for every n ≥ 2. Lemma 5.2, which Lemma B.1 applies at each leaf, assumes n ≥ 3, so the step fails for "
+                        "every n the proof admits. Smallest counterexample n = 2: ratio (4/3)^{1/2} ≈ 1.1547; in Lemma 5.2's range n = 3: "
+                        "(3/2)^{3/4} ≈ 1.3554. Reading the misprinted \"(2n^{1/2}\" as 2n^{1/2} instead makes it worse (it needs n + 1 ≥ 4n, false "
+                        "for every n ≥ 1) and solving it would not give L703's δ. The factor does not depend on ε, so Table 6's O(ε^{−r}) depth "
+                        "survives with the constant (2n/(n + 1))^{n/4} < 2^{n/4}.",
+                .erratum = "ERRATA.md 003: eq. (21)'s first ≤"},
             Relation::at_most, eq21, "dimensions n");
     a.add_table(std::move(thm));
 

@@ -3,8 +3,11 @@
 //
 // The bound composes Bartlett et al.'s D* for one expert (eq. (31)), the VC dimension of Voronoi diagrams
 // with at most L cells (eq. (25)) and two applications of Blumer et al.'s lemma (eqs. (26)–(28)). The proof
-// then simplifies (28) to (29); we check that last step for every L, and report where it fails (ERRATA 003).
+// then simplifies (28) to (29); we check that last step for every L: it is false exactly for L ≤ 12, whatever the
+// logarithm's base (an erratum, ERRATA 003).
 // The measured VC dimensions these bounds must exceed come from vc_shatter.
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include <sparseact/app/analysis.hpp>
@@ -52,12 +55,21 @@ int main(int argc, char** argv) {
       step.push_back({fmt::format("L = {}", L), lhs / rhs, 1.0});
       if (lhs > rhs) fails.push_back(L);
     }
+    // (28) ≤ (29) ⟺ log 6 · log(3L) ≤ (log max{2, L})²: M > 0 cancels and so does the logarithm's base (every
+    // term is a product of two logarithms). With x = ln L (L ≥ 2) it is x² − ln 6·x − ln 6·ln 3 ≥ 0, i.e. L ≥ L*.
+    const double l6 = std::log(6.0), l3 = std::log(3.0);
+    const double L_star = std::exp((l6 + std::sqrt(l6 * l6 + 4 * l6 * l3)) / 2);
     for_all(a, {.id = "step_28_29", .claim = "Theorem 4.2 (proof, Appendix B.2)",
-                .statement = "eq. (28) ≤ eq. (29), i.e. 2·4 log₂6 · L log₂(3L) ≤ 8L log₂(max{2, L})², for every L (measured: their ratio)",
-                .note = fmt::format("Fails at L ∈ {{{}}}: there (29) is smaller than the bound the proof establishes, so we report (28) as "
-                                    "Theorem 4.2's bound and (29) beside it (ERRATA 003). Logarithms base 2 (Blumer et al. 1989).",
-                                    fmt::join(fails, ", "))},
+                .statement = "eq. (28) ≤ eq. (29) for every L ≥ 1; M = max{d, 2(n + 1)(L − 1) log(3L − 3)} > 0 and the logarithm's base cancel, "
+                             "so it reads log 6 · log(3L) ≤ (log max{2, L})² (measured: (28)/(29), bound 1)",
+                .note = fmt::format("False exactly for L ∈ {{1, …, 12}} whatever the base: for L ≥ 2, x = ln L must satisfy x² − ln 6·x − ln 6·ln 3 ≥ 0, "
+                                    "i.e. L ≥ L* = exp((ln 6 + √(ln²6 + 4 ln 6 ln 3))/2) = {:.4f}; L = 1 (max{{2, L}} = 2) fails too, with the "
+                                    "Voronoi term 0·log 0 read as 0. Smallest counterexample with every term defined: L = 2, where (28) = 16 (log₂ 6)² M "
+                                    "≈ 106.9 M > (29) = 16 M. Failing here: L ∈ {{{}}}. We report (28) as Theorem 4.2's bound and (29) beside it.",
+                                    L_star, fmt::join(fails, ", ")),
+                .erratum = "ERRATA.md 003: Theorem 4.2 step (28)→(29)"},
             Relation::at_most, step, "values of L");
+    a.result.data["step_28_29_threshold_L_star"] = L_star;
 
     // The bound's shape: the Voronoi term overtakes D* once L is large enough (the max in (28) switches).
     json crossover = json::array();

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <vector>
 
 #include <sparseact/moe/theorem53.hpp>
 
@@ -41,4 +42,32 @@ TEST_CASE("Theorem 5.3: invalid parameters are refused", "[moe][theorem53]") {
   CHECK_THROWS(theorem53(Domain::cube, 1, 1, 1, 0.1, 0.5, {}));
   CHECK_THROWS(theorem53(Domain::cube, 1, 1, 2, 0.0, 0.5, {}));
   CHECK_THROWS(theorem53(Domain::cube, 1, 1, 2, 0.1, 0.5, {1, 1.5}));
+}
+
+// Eq. (21)'s first ≤ at L703's δ, computed here from the printed expressions (not from t.eq21_ratio): the middle
+// expression with (2n)^{1/2} equals ε^{−r} (L703's δ solves it), and left ≤ middle ⟺ (n + 1)^{1/2} ≥ (2n)^{1/2} ⟺
+// n + 1 ≥ 2n, an integer comparison: it holds only at n = 1. Lemma 5.2 assumes n ≥ 3, so it fails throughout its range.
+TEST_CASE("eq. (21)'s first ≤ holds exactly for n ≤ 1; smallest counterexample n = 2, and n = 3 in Lemma 5.2's range",
+          "[moe][theorem53][errata]") {
+  const double eps = 0.05, r = 0.5, L = 1.5, alpha = 0.7;
+  std::vector<int> failing;
+  for (int n = 1; n <= 40; ++n)
+    for (int m : {1, 2}) {
+      CAPTURE(n, m);
+      const double w = std::pow(eps / (131 * std::sqrt(double(n) * m)) / L, 1 / alpha);  // ω⁻¹(ε/(131√(nm)))
+      const double delta = std::pow(eps, -2 * r / n) / 2 * w;                              // L703
+      const double left = std::pow(delta * std::pow(2.0, 1.5) * std::sqrt(double(n)) / (std::sqrt(n + 1.0) * w), n / 2.0);
+      const double middle = std::pow(delta * std::pow(2.0, 1.5) * std::sqrt(double(n)) / (std::sqrt(2.0 * n) * w), n / 2.0);
+      CHECK(middle == Approx(std::pow(eps, -r)).epsilon(1e-12));
+      const bool exact_holds = n + 1 >= 2 * n;  // integers: no rounding
+      CHECK((left <= middle * (1 + 1e-12)) == exact_holds);
+      if (!exact_holds) CHECK(left / middle > 1 + 1e-3);  // never a rounding call: the ratio is ≥ √(4/3)
+      const Theorem53 t = theorem53(Domain::ball, n, m, 2, eps, r, {L, alpha});
+      CHECK(t.eq21_ratio == Approx(left / middle).epsilon(1e-12));
+      if (m == 1 && !exact_holds) failing.push_back(n);
+    }
+  CHECK(failing.size() == 39);
+  CHECK(failing.front() == 2);
+  CHECK(std::pow(2.0 * 2 / 3, 0.5) == Approx(1.1547005383792515).epsilon(1e-15));
+  CHECK(std::pow(2.0 * 3 / 4, 0.75) == Approx(1.3554030054147672).epsilon(1e-15));
 }
