@@ -32,7 +32,7 @@ TEST_CASE("one-sided t-test power equals scipy's noncentral t (finite df) and th
   struct Case { double effect, se, df, alpha; };
   const std::vector<Case> cases{{0.5, 0.2, 4, 0.05}, {1.0, 0.3, 12.5, 0.05}, {0.1, 0.2, 30, 0.05}, {0.3, 0.1, 2, 0.025},
                                 {-0.2, 0.1, 9, 0.05}};
-  std::string script = "from scipy import stats\n";
+  std::string script = "import warnings\nwarnings.filterwarnings('ignore')\nfrom scipy import stats\n";
   for (const Case& c : cases)
     script += fmt::format("print(stats.nct.sf(stats.t.ppf(1 - {3}, {2}), {2}, {0} / {1}))\n", c.effect, c.se, c.df, c.alpha);
   script += "print(stats.norm.sf(stats.norm.ppf(0.95) - 0.5 / 0.2))\n";
@@ -41,7 +41,7 @@ TEST_CASE("one-sided t-test power equals scipy's noncentral t (finite df) and th
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const Case& c = cases[i];
     INFO("effect " << c.effect << " se " << c.se << " df " << c.df);
-    CHECK(stats::one_sided_power(c.effect, c.se, c.df, c.alpha) == Approx(ref[i]).epsilon(1e-8).margin(1e-12));
+    CHECK(stats::one_sided_power(c.effect, c.se, c.df, c.alpha) == Approx(ref[i]).epsilon(1e-7).margin(1e-12));  // two Boost versions
   }
   CHECK(stats::one_sided_power(0.5, 0.2, std::numeric_limits<double>::infinity()) == Approx(ref.back()).epsilon(1e-10));
   // At effect 0 the test rejects with probability α; a perfectly precise estimate decides.
@@ -56,7 +56,7 @@ TEST_CASE("TOST on Welch's estimate: p equals the larger of scipy's two shifted 
   const stats::TTest w = stats::welch_t_test(x, y);
   const stats::Tost t = stats::tost(w, margin);
   const std::string script = fmt::format(
-      "from scipy import stats\nimport numpy as np\nx = np.array({0}); y = np.array({1}); D = {2}\n"
+      "import warnings\nwarnings.filterwarnings('ignore')\nfrom scipy import stats\nimport numpy as np\nx = np.array({0}); y = np.array({1}); D = {2}\n"
       "lo = stats.ttest_ind(x + D, y, equal_var=False, alternative='greater').pvalue\n"
       "hi = stats.ttest_ind(x - D, y, equal_var=False, alternative='less').pvalue\n"
       "print(max(lo, hi))\n"
@@ -92,7 +92,7 @@ TEST_CASE("the run size for 80 % power: the textbook paired t (d = 0.5, one-side
   };
   CHECK(stats::smallest_n_for_power(power(0.5), 2) == 27);  // Cohen (1988); G*Power's one-tailed one-sample t
   const std::vector<double> ref = run_python_numbers(
-      "from scipy import stats\nimport math\n"
+      "import warnings\nwarnings.filterwarnings('ignore')\nfrom scipy import stats\nimport math\n"
       "for d in (0.2, 0.8, 1.3):\n"
       "  n = 2\n"
       "  while stats.nct.sf(stats.t.ppf(0.95, n - 1), n - 1, d * math.sqrt(n)) < 0.8: n += 1\n"
