@@ -4,8 +4,14 @@
 // and Rastrigin in 2D and 3D. We add the MLP of width w (the active parameters of one expert) and a sweep over K,
 // and sweep the fBm's Hurst index, which the paper leaves unstated (ERRATA 003).
 //
+// Claims are directions, paired by run (every model of a run shares its split): θ = mean ln(MSE_other / MSE_MoMLP) by a
+// one-sided paired t; the effect that counts is Table 4's own ratio of means for the baseline, a stated 10 % otherwise.
+// Every model trains on standardised targets (the paper states no preprocessing; MSEs are reported in the targets' units).
+//
 // Scales: --scale quick (w = 16, small grids, 3 runs, under 2 minutes); no flag (w = 32, the paper's grids,
 // 5 runs, minutes on 2 cores); --scale paper (w = 1000 as App. D.3.1, 10 runs: hours, for a cluster).
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include <sparseact/app/analysis.hpp>
@@ -34,6 +40,15 @@ const json kTable4 = {{"fbm", {{"momlp", {0.057, 0.085}}, {"baseline", {0.128, 0
                       {"ackley3", {{"momlp", {0.00068, 0.00010}}, {"baseline", {0.09303, 0.03156}}}},
                       {"rastrigin2", {{"momlp", {0.0480, 0.0073}}, {"baseline", {3.0511, 0.3581}}}},
                       {"rastrigin3", {{"momlp", {1.0062, 0.0446}}, {"baseline", {8.0376, 4.0499}}}}};
+
+/// θ = mean over runs of ln(other) − ln(momlp), paired by run (the runs' splits are shared by every model).
+Evidence log_ratio(const std::vector<double>& other, const std::vector<double>& momlp, int runs) {
+  std::vector<double> lo, lm;
+  for (double v : other) lo.push_back(std::log(v));
+  for (double v : momlp) lm.push_back(std::log(v));
+  return evidence(stats::paired_t_test(lo, lm, stats::Alternative::greater), std::size_t(runs), "runs (paired splits)",
+                  "paired t over runs on ln MSE(other) − ln MSE(MoMLP)");
+}
 
 }  // namespace
 
@@ -133,37 +148,55 @@ int main(int argc, char** argv) {
       return json::array({m.mean(), std::sqrt(m.variance())});
     };
 
-    // --- Checks: Table 4 per target, one-sided paired t over runs; MSE falls with K (Spearman) ----------
+    // --- Checks: Table 4 per target; MSE against K -------------------------------------------------------
+    // Every model of a run shares that run's split, so effects pair by run. θ = mean over runs of ln(MSE_other / MSE_MoMLP),
+    // > 0 when the MoMLP is better. Table 4 prints means, so the paper's own effect is ln(baseline mean / MoMLP mean): a
+    // ratio of MSEs has no units and carries over to our targets and scales as it stands.
+    const std::string departures = fmt::format(
+        "Departures: experts of width w = {} (App. D.3.1: 1000; the paper's width is hours a model on 2 cores), {} runs (Table 4: 10), "
+        "{} + {} epochs and batch {} (unstated), targets standardised with the training split's mean and sd (unstated; without it Adam's "
+        "lr-1e-4 steps leave a narrow net short of Rastrigin's mean).", width, runs, stage1, epochs, batch);
+    const Effect sesoi{std::log(1 / 0.9), "smallest effect of interest: a 10 % lower test MSE (ln(1/0.9) = 0.105); the paper prints no such row", false};
     json table4 = json::object();
     for (Target t : targets) {
       const std::string name = to_string(t);
       const std::vector<double> mo = mses(t, hurst, Model::momlp, K), base = mses(t, hurst, Model::baseline, K),
                                 eq = mses(t, hurst, Model::equal_active, K);
-      const stats::TTest vs_base = stats::paired_t_test(mo, base, stats::Alternative::less), vs_eq = stats::paired_t_test(mo, eq, stats::Alternative::less);
       table4[name] = {{"momlp", mean_sd(mo)}, {"baseline", mean_sd(base)}, {"equal_active", mean_sd(eq)}, {"paper", kTable4[name]}};
       const std::string numbers = fmt::format("test MSE over {} runs: MoMLP {:.4g} ± {:.2g}, baseline (width {}) {:.4g} ± {:.2g}, width-{} MLP {:.4g} ± {:.2g}; "
-                                              "Table 4: MoMLP {} ± {}, baseline {} ± {}.", runs, double(table4[name]["momlp"][0]), double(table4[name]["momlp"][1]),
+                                              "Table 4: MoMLP {} ± {}, baseline {} ± {}. ", runs, double(table4[name]["momlp"][0]), double(table4[name]["momlp"][1]),
                                               baseline_width(width, K), double(table4[name]["baseline"][0]), double(table4[name]["baseline"][1]), width,
                                               double(table4[name]["equal_active"][0]), double(table4[name]["equal_active"][1]),
                                               double(kTable4[name]["momlp"][0]), double(kTable4[name]["momlp"][1]), double(kTable4[name]["baseline"][0]),
                                               double(kTable4[name]["baseline"][1]));
-      significant(a, {.id = "momlp_beats_baseline_" + name, .claim = "§6.1, Table 4",
-                      .statement = fmt::format("{}: the MoMLP (K = {}) has a lower test MSE than the baseline of width w√K", name, K), .note = numbers},
-                  vs_base.p_value, 0.05, "paired t-test over runs, H₁: mean(MoMLP − baseline) < 0");
-      significant(a, {.id = "momlp_beats_equal_active_" + name, .claim = "Theorem 4.1 (§6.1 setting)",
-                      .statement = fmt::format("{}: the MoMLP has a lower test MSE than one MLP of its experts' width w (equal active parameters)", name),
-                      .note = numbers},
-                  vs_eq.p_value, 0.05, "paired t-test over runs, H₁: mean(MoMLP − width-w MLP) < 0");
-      if (ks.size() >= 3 && runs * ks.size() >= 4) {
-        std::vector<double> kk, mm;
-        for (double k : ks)
-          for (double v : mses(t, hurst, Model::momlp, int(k))) kk.push_back(k), mm.push_back(v);
-        const stats::Spearman rho = stats::spearman(kk, mm, stats::Alternative::less);
-        significant(a, {.id = "mse_falls_with_K_" + name, .claim = "Theorem 4.1 (more experts, same expert size)",
-                        .statement = fmt::format("{}: the MoMLP's test MSE falls as K grows at fixed expert width (Spearman ρ < 0 over K ∈ {{{}}})", name,
-                                                 fmt::join(ks, ", ")),
-                        .note = fmt::format("ρ = {:.3f} over {} runs.", rho.rho, kk.size())},
-                    rho.p_value, 0.05, "Spearman rank correlation, H₁: ρ < 0");
+      const double papers = std::log(double(kTable4[name]["baseline"][0]) / double(kTable4[name]["momlp"][0]));
+      direction(a, {.id = "momlp_beats_baseline_" + name, .claim = "§6.1, Table 4",
+                    .statement = fmt::format("{}: the MoMLP (K = {}) has a lower test MSE than the baseline of width w√K: θ = E ln(MSE_baseline / MSE_MoMLP) > 0", name, K),
+                    .note = numbers + departures},
+                log_ratio(base, mo, runs),
+                {papers, fmt::format("paper 003 Table 4: baseline {} / MoMLP {} = {:.3g}× (θ = ln of it = {:.3f})", double(kTable4[name]["baseline"][0]),
+                                     double(kTable4[name]["momlp"][0]), std::exp(papers), papers), true});
+      direction(a, {.id = "momlp_beats_equal_active_" + name, .claim = "Theorem 4.1 (§6.1 setting)",
+                    .statement = fmt::format("{}: the MoMLP has a lower test MSE than one MLP of its experts' width w (equal active parameters): "
+                                             "θ = E ln(MSE_width-w / MSE_MoMLP) > 0", name),
+                    .note = numbers + departures},
+                log_ratio(eq, mo, runs), sesoi);
+      if (ks.size() >= 3) {
+        // Per run, the least-squares slope of ln MSE on log₂ K (one split per run, every K on it); θ = −mean slope.
+        std::vector<double> falls, zeros(std::size_t(runs), 0.0);
+        for (int run = 0; run < runs; ++run) {
+          std::vector<double> lk, lm;
+          for (double k : ks) lk.push_back(std::log2(k)), lm.push_back(std::log(mses(t, hurst, Model::momlp, int(k))[std::size_t(run)]));
+          falls.push_back(-stats::linear_fit(lk, lm).slope);
+        }
+        direction(a, {.id = "mse_falls_with_K_" + name, .claim = "Theorem 4.1 (more experts, same expert size)",
+                      .statement = fmt::format("{}: the MoMLP's test MSE falls as K grows at fixed expert width: θ = −(slope of ln MSE on log₂ K over "
+                                               "K ∈ {{{}}}) > 0", name, fmt::join(ks, ", ")),
+                      .note = fmt::format("per-run slopes {:.3f}; {}", fmt::join(falls, ", "), departures)},
+                  evidence(stats::paired_t_test(falls, zeros, stats::Alternative::greater), std::size_t(runs), "runs",
+                           "one-sample t over runs of each run's least-squares slope"),
+                  {std::log(1 / 0.9), "smallest effect of interest: 10 % lower MSE per doubling of K (0.105); Theorem 4.1 prints no rate in K for "
+                                      "trained nets", false});
       }
     }
     json by_hurst = json::array();

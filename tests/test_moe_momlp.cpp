@@ -8,6 +8,7 @@
 #include <sparseact/core/errors.hpp>
 #include <sparseact/core/rng.hpp>
 #include <sparseact/moe/momlp.hpp>
+#include <sparseact/moe/regression_study.hpp>
 #include <sparseact/moe/voronoi.hpp>
 
 using namespace sparseact;
@@ -84,4 +85,24 @@ TEST_CASE("Algorithm 2: cells follow eq. (5); experts fit their cells; determini
   nn::Dataset unlabelled;
   unlabelled.x = data.x;  // neither targets nor labels: refused, not read past an empty label list
   CHECK_THROWS_AS(train_momlp(unlabelled, s, 1, 1), InputError);
+}
+
+TEST_CASE("run_regression: standardised targets make every model's MSE shift- and scale-equivariant, in the targets' units",
+          "[moe][momlp][regression_study]") {
+  // Training on (y − μ)/s sees the same numbers for y and a + b·y, so the answers are a + b·(the same): test MSE × b².
+  const Split split = split_80_20(grid_dataset(Target::ackley2, 8, 0.5, 3), 3, 7);
+  Split moved = split;
+  moved.train.y = (split.train.y.array() * 10.0 + 100.0).matrix();
+  moved.test.y = (split.test.y.array() * 10.0 + 100.0).matrix();
+  const MomlpSettings s{.K = 2, .width = 4, .hidden_layers = 2, .stage1_epochs = 1, .epochs = 2, .batch = 8};
+  for (Model m : {Model::momlp, Model::baseline, Model::equal_active}) {
+    CAPTURE(to_string(m));
+    const RegressionResult a = run_regression({.model = m, .K = 2, .momlp = s}, split, 1, 2);
+    const RegressionResult b = run_regression({.model = m, .K = 2, .momlp = s}, moved, 1, 2);
+    CHECK(b.test_mse == Approx(100 * a.test_mse).epsilon(1e-6));
+    CHECK(b.train_mse == Approx(100 * a.train_mse).epsilon(1e-6));
+    // Without standardisation the same run sees other numbers, and Adam's bounded steps leave the +100 offset far away.
+    const RegressionResult raw = run_regression({.model = m, .K = 2, .momlp = s, .standardize_targets = false}, moved, 1, 2);
+    CHECK(raw.test_mse > 10 * b.test_mse);
+  }
 }

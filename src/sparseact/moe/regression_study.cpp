@@ -82,13 +82,23 @@ Split split_80_20(const nn::Dataset& data, std::uint64_t seed, std::uint64_t str
 RegressionResult run_regression(const RegressionRun& run, const Split& split, std::uint64_t seed, std::uint64_t stream) {
   const MomlpSettings& s = run.momlp;
   const auto mse = [](const Eigen::MatrixXd& F, const Eigen::MatrixXd& Y) { return (F - Y).squaredNorm() / double(Y.size()); };
+  // Standardised targets (see RegressionRun::standardize_targets): train on (y − μ)/sd, answer μ + sd·f.
+  double mu = 0, sd = 1;
+  nn::Dataset train = split.train;
+  if (run.standardize_targets && train.y.size() > 1) {
+    mu = train.y.mean();
+    const double var = (train.y.array() - mu).square().sum() / double(train.y.size() - 1);
+    sd = var > 0 ? std::sqrt(var) : 1.0;
+    train.y = (train.y.array() - mu) / sd;
+  }
+  const auto answer = [&](const Eigen::MatrixXd& F) -> Eigen::MatrixXd { return (F.array() * sd + mu).matrix(); };
   RegressionResult r;
   if (run.model == Model::momlp) {
     MomlpSettings ms = s;
     ms.K = run.K;
-    const Momlp m = train_momlp(split.train, ms, seed, stream);
-    r.test_mse = mse(predict(m, split.test.x), split.test.y);
-    r.train_mse = mse(predict(m, split.train.x), split.train.y);
+    const Momlp m = train_momlp(train, ms, seed, stream);
+    r.test_mse = mse(answer(predict(m, split.test.x)), split.test.y);
+    r.train_mse = mse(answer(predict(m, split.train.x)), split.train.y);
     const double expert = double(nn::parameter_count(m.experts.front().net));
     r.parameters = run.K * expert + double(m.prototypes.size());
     r.active_parameters = expert + double(m.prototypes.size());
@@ -96,10 +106,10 @@ RegressionResult run_regression(const RegressionRun& run, const Split& split, st
     return r;
   }
   const int width = run.model == Model::baseline ? baseline_width(s.width, run.K) : s.width;
-  const PreluNet f = train_prelu_mlp(split.train, width, s.hidden_layers, s.stage1_epochs + s.epochs, s.batch, s.lr, s.gamma0, s.shared_gamma,
+  const PreluNet f = train_prelu_mlp(train, width, s.hidden_layers, s.stage1_epochs + s.epochs, s.batch, s.lr, s.gamma0, s.shared_gamma,
                                      seed, stream);
-  r.test_mse = mse(predict(f, split.test.x), split.test.y);
-  r.train_mse = mse(predict(f, split.train.x), split.train.y);
+  r.test_mse = mse(answer(predict(f, split.test.x)), split.test.y);
+  r.train_mse = mse(answer(predict(f, split.train.x)), split.train.y);
   r.parameters = r.active_parameters = double(nn::parameter_count(f.net));
   return r;
 }
