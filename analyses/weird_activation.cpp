@@ -10,8 +10,9 @@
 // activations are not sparse (they sit at Δy = ±1.6).
 // Here: four DB-MLPs (LayerNorm with scale and shift, zeroth biases without Algorithm 1), one per
 // shift, trained with Adam on Fashion-MNIST; the flat-area fraction per layer on the training
-// batches over training. Checks: in every network, most layers end with ≥ 70% in the flat area;
-// and activations are not sparse (the fraction of exactly-zero activations stays far below it).
+// batches over training. The paper's Figure 4 (most layers ≥ 70% in the flat area, ViT-Base) is an
+// observation: ours beside it. That exactly-zero activations stay rare is a self-check (the
+// shifted activation is 0 at one pre-activation value only).
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -115,7 +116,7 @@ int main(int argc, char** argv) {
 
     Table table{"flat_fraction", {"net", "dx", "dy", "step", "layer", "flat_fraction", "zero_activation_fraction", "activation_density"}, {}};
     json per_net = json::array();
-    std::vector<Point> majority, zeros;  // per network: layers at the threshold; per layer: zero fraction at the end
+    std::vector<Point> zeros;  // per layer: zero fraction at the end
     std::string summary;
     for (int k = 0; k < 4; ++k) {
       const double dx = signs[k][0] * shift, dy = signs[k][1] * shift;
@@ -130,7 +131,6 @@ int main(int argc, char** argv) {
       const std::vector<double> last_zero = log.at(log.size() - 1, &BlockStats::zero_fraction);
       const int layers_ok = static_cast<int>(std::count_if(last_flat.begin(), last_flat.end(), [&](double f) { return f >= threshold; }));
       const std::string net_label = fmt::format("(Δx, Δy) = ({:+}, {:+})", dx, dy);
-      majority.push_back({net_label, double(layers_ok), blocks / 2.0});  // most: more than half of the layers
       for (int l = 0; l < blocks; ++l) zeros.push_back({fmt::format("{} layer {}", net_label, l + 1), last_zero[l], 1 - threshold});
       summary += fmt::format("{}{}: flat fraction per layer {} at the end (init: {}), {} of {} layers ≥ {}", summary.empty() ? "" : "; ",
                              net_label, list(last_flat), list(first_flat), layers_ok, blocks, threshold);
@@ -143,20 +143,42 @@ int main(int argc, char** argv) {
     const std::string setting = fmt::format("{} DB-MLP blocks (LN scale+shift, zeroth biases unrestricted), d = {}, n = {}, Adam lr {}, "
                                             "batch {}, {} steps. {} {}",
                                             blocks, d, n, lr, batch, steps, nn::kFashionMnistNote, records[0].str("data"));
-    for_all(a, {.id = "flat_area_majority",
-                .claim = "Section 6 (Figure 4)",
-                .statement = fmt::format("in each of the four shifted networks, most layers (more than half) end training with ≥ {:.0f}% of "
-                                         "pre-activations in the flat area [Δx − w_half, Δx + w_half]", 100 * threshold),
-                .note = "measured per network: the layers at the threshold, against half the layers. " + summary + ". " + setting},
-            Relation::greater, majority, "networks")
-        .tolerance["most"] = "more than half of the layers";
+    // §6 reports what Figure 4 shows for ViT-Base on CIFAR-10 ("most layers have at least 70% activations concentrating at the
+    // flat area"): an observation of one training recipe, not a general claim. Ours beside it, with the departure stated.
+    int nets_ok = 0, nets_rose = 0;
+    json points = json::array();
+    for (const json& p : per_net) {
+      const std::vector<double> first = p["initial_flat_fraction"], last = p["final_flat_fraction"];
+      double m0 = 0, m1 = 0;
+      for (std::size_t l = 0; l < first.size(); ++l) m0 += first[l] / first.size(), m1 += last[l] / last.size();
+      const bool most = p["layers_at_threshold"].get<int>() > blocks / 2.0;
+      nets_ok += most;
+      nets_rose += m1 > m0;
+      points.push_back({{"label", fmt::format("(Δx, Δy) = ({:+}, {:+})", p["dx"].get<double>(), p["dy"].get<double>())},
+                        {"layers_at_threshold", p["layers_at_threshold"]}, {"layers", blocks}, {"most_layers", most},
+                        {"mean_flat_fraction_initial", m0}, {"mean_flat_fraction_final", m1}});
+    }
+    observation(a, {.id = "flat_area_majority",
+                    .claim = "Section 6 (Figure 4)",
+                    .statement = fmt::format("in each of the four shifted networks, most layers (more than half) end training with ≥ {:.0f}% "
+                                             "of pre-activations in the flat area [Δx − w_half, Δx + w_half]", 100 * threshold),
+                    .note = "The paper's observation on ViT-Base with DB-MLP on CIFAR-10 after 100 epochs (Adam, lr 1e-4; App. E). Departure: "
+                            "we train small DB-MLPs on Fashion-MNIST for a few thousand steps (the figure is specific to the paper's "
+                            "model and recipe, so ours is shown beside it, not as a test). Per network: " + summary + ". " + setting,
+                    .detail = {{"points", points}}},
+                fmt::format("most layers ≥ {:.0f}% in each of 4 networks (ViT-Base, CIFAR-10, 100 epochs)", 100 * threshold),
+                fmt::format("{} of 4 networks; mean flat fraction rose in {} of 4", nets_ok, nets_rose));
     for_all(a, {.id = "activations_not_sparse",
                 .claim = "Section 6 (Figure 4)",
                 .statement = "activations are not sparse: in every layer of every network, the fraction of exactly-zero activations "
                              "(|α| ≤ 1e-6) is below the flat-area threshold's complement",
-                .note = "measured: the zero fraction of every layer of every network at the end of training. " + setting},
+                .note = "Self-check of our construction, not evidence about the paper: the shifted activation σ(x − Δx) + Δy is 0 only "
+                        "where σ(x − Δx) = −Δy, one pre-activation value (|Δy| > 0), so the zero fraction is ≈ 0 whatever training does. "
+                        "The paper's 'activation sparsity is gone' follows from the flat-area fraction (flat_area_majority), where "
+                        "α = Δy ≠ 0. Measured: the zero fraction of every layer of every network at the end of training. " + setting,
+                .kind = Kind::self_check},
             Relation::less, zeros, "layers")
-        .tolerance["derivation"] = "flat-area activations equal Δy = ±shift ≠ 0, so a network with most pre-activations in the flat area has few zeros";
+        .tolerance["derivation"] = "flat-area activations equal Δy = ±shift ≠ 0, and zeros need one exact pre-activation value";
     a.result.data["networks"] = per_net;
     a.add_table(std::move(table));
   });
