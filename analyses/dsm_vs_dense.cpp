@@ -12,6 +12,7 @@
 // K activated (the cost of choosing the Top-K among all T units is not counted, as in the paper).
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <sstream>
 
@@ -39,6 +40,24 @@ const std::string kMarginRule =
     "S = 1: > 1.645 × test-set standard error of the per-point differences";
 // Table 1 of the paper: MSE of dense, DSM 50% and DSM 25% at 18432, 36864 and 73728 FLOPs.
 const double kPaperTable1[3][3] = {{0.01015, 0.01014, 0.009655}, {0.01009, 0.007438, 0.005054}, {0.01046, 0.006115, 0.001799}};
+// "random hash models underperform dense models" (§5, Figure 4) prints no size: the smallest effect of interest, relative MSE.
+constexpr double kRandomHashEffect = 0.05;
+
+/// Per paired seed r: (MSE_b,r − MSE_a,r) / MSE_b,r, the relative MSE gain of a over b (same data, test set, minibatches).
+std::vector<double> relative_gains(const ComparisonRuns& R, const std::vector<std::size_t>& a, const std::vector<std::size_t>& b) {
+  std::vector<double> out;
+  for (std::size_t r = 0; r < std::min(a.size(), b.size()); ++r) {
+    const double ma = R.outcomes.at(a[r]).test_mse, mb = R.outcomes.at(b[r]).test_mse;
+    out.push_back((mb - ma) / mb);
+  }
+  return out;
+}
+
+/// Evidence that the mean of per-seed values is > 0: a one-sample t over seeds (paired_t_test against 0).
+Evidence over_seeds(const std::vector<double>& per_seed, const std::string& what) {
+  const stats::TTest t = stats::paired_t_test(per_seed, std::vector<double>(per_seed.size(), 0.0), stats::Alternative::greater);
+  return evidence(t, per_seed.size(), "paired seeds", "paired t over seeds of " + what);
+}
 
 std::vector<int> parse_list(const std::string& flag, const std::string& text, int lo, int hi) {
   std::vector<int> out;
@@ -64,6 +83,7 @@ std::vector<int> parse_list(const std::string& flag, const std::string& text, in
 struct Design {
   std::vector<int> units, widths, bits, table1_units;
   int seeds = 0, table1_seeds = 0, table1_target = 0;
+  double bias_range = 0;  ///< bottom-layer biases c_j ~ U[−r, r] (0: the paper's TensorFlow default)
   int T_max() const { return widths.back(); }
 };
 
@@ -152,12 +172,28 @@ json check_target(Analysis& a, const ComparisonRuns& R, const Design& sw, int ti
                 .note = "Pairs (s, m) with m ≥ 11; smaller tables are in data.summary.",
                 .detail = {{"pairs", big}, {"seeds", sw.seeds}}},
             Relation::greater, lsh_pts, "(s, m) pairs").tolerance["rule"] = kMarginRule;
-  for_all(a, {.id = "random_hash_not_better_" + tn, .claim = "Section 5, Figure 4",
-              .statement = fmt::format("random-hash sparse model (T = {}, K active) does not beat dense(width K) at any K: MSE_dense − "
-                                       "MSE_random at most the paired-test margin (the paper: random hash underperforms dense)", T_max),
-              .note = fmt::format("Random hash significantly worse than dense at {} of {} K.", rworse, rnd_pts.size()),
-              .detail = {{"per_K", rnd}, {"seeds", sw.seeds}}},
-          Relation::at_most, rnd_pts, "K values").tolerance["rule"] = kMarginRule;
+  // Figure 4: random hash underperforms dense at the same activated units. Per seed, the smallest relative gain of dense
+  // over random hash across K (dense must win at every K); one-sided over seeds.
+  std::vector<double> worst(std::size_t(sw.seeds), std::numeric_limits<double>::infinity());
+  json gains = json::array();
+  for (int K : sw.units) {
+    if (T_max <= K) continue;
+    const std::vector<double> g = relative_gains(R, dense(K), R.find(0, ti, ModelKind::random_hash, K, T_max, 0));
+    for (std::size_t r = 0; r < g.size(); ++r) worst[r] = std::min(worst[r], g[r]);
+    gains.push_back({{"K", K}, {"relative_gain_dense_over_random_per_seed", g}});
+  }
+  direction(a, {.id = "random_hash_underperforms_" + tn, .claim = "Section 5, Figure 4",
+                  .statement = fmt::format("random-hash sparse model (T = {}, K active) underperforms dense(width K) at every K: θ = E_seed "
+                                           "min_K (MSE_random − MSE_dense)/MSE_dense > 0", T_max),
+                  .note = fmt::format("Per seed, the smallest relative gain of dense over random hash across K = {} (so θ > 0 means "
+                                      "dense wins at every K), one-sided paired t over {} seeds. The paper prints no size for Figure 4; "
+                                      "the effect that counts is a smallest effect of interest of {:.0f}% of the dense MSE. The old "
+                                      "paired-margin rule finds random hash significantly worse at {} of {} K.",
+                                      fmt::join(sw.units, "/"), worst.size(), 100 * kRandomHashEffect, rworse, rnd_pts.size()),
+                  .detail = {{"per_K", rnd}, {"relative_gains", gains}, {"min_over_K_per_seed", worst}, {"seeds", sw.seeds}}},
+              over_seeds(worst, "min_K (MSE_random − MSE_dense)/MSE_dense"),
+              {kRandomHashEffect, fmt::format("smallest effect of interest: {:.0f}% of the dense MSE (Figure 4 prints no size)",
+                                              100 * kRandomHashEffect), false});
   summary["lsh_vs_dense"] = lsh_k;
   summary["random_vs_dense"] = rnd;
   return summary;
@@ -202,13 +238,29 @@ void check_table1(Analysis& a, const ComparisonRuns& R, const Design& sw, const 
               .detail = {{"rows", per_row}, {"seeds", sw.table1_seeds}}},
           Relation::greater, pts, "rows").tolerance["rule"] = kMarginRule;
   const int K0 = sw.table1_units[0], K2 = sw.table1_units[2];
-  const PairedVerdict v = R.beats(R.find(1, t1, ModelKind::dsm_top_k, K0, 4 * K0, 0), R.find(1, t1, ModelKind::dense, K2, K2, 0));
-  greater_than(a, {.id = "table1_dsm_small_beats_dense_large", .claim = "Section 5 (FLOPs)",
-                   .statement = fmt::format("“DSM uses only 18k FLOPs and gets smaller MSE than dense model with 73k FLOPs”: MSE_DSM25(K = {}) "
-                                            "< MSE_dense(K = {}): MSE_dense − MSE_DSM above the paired-test margin", K0, K2),
-                   .note = "The paper's 0.009655 < 0.01046: its own numbers differ by 8%; dense MSE in the paper does not fall with width.",
-                   .detail = {{"mse_dsm25_small", v.mean_a}, {"mse_dense_large", v.mean_b}, {"margin", v.margin}, {"seeds", sw.table1_seeds}}},
-               v.mean_diff, v.margin).tolerance["rule"] = kMarginRule;
+  const auto small = R.find(1, t1, ModelKind::dsm_top_k, K0, 4 * K0, 0), large = R.find(1, t1, ModelKind::dense, K2, K2, 0);
+  const PairedVerdict v = R.beats(small, large);
+  const std::vector<double> gain = relative_gains(R, small, large);
+  // The paper's own effect: (0.01046 − 0.009655)/0.01046 = 7.7% of the dense MSE.
+  const double papers_gain = (kPaperTable1[2][0] - kPaperTable1[0][2]) / kPaperTable1[2][0];
+  direction(a, {.id = "table1_dsm_small_beats_dense_large", .claim = "Section 5 (FLOPs)",
+                .statement = fmt::format("“DSM uses only 18k FLOPs and gets smaller MSE than dense model with 73k FLOPs”: θ = E_seed "
+                                         "(MSE_dense(K = {}) − MSE_DSM25(K = {}))/MSE_dense(K = {}) > 0", K2, K0, K2),
+                .note = fmt::format("Relative MSE gain of DSM (width {}, {} active, {} FLOPs) over dense (width {}, {} FLOPs), one-sided "
+                                    "paired t over {} seeds; the paper's own gain is {:.1f}% (0.009655 vs 0.01046 in Table 1). Bottom "
+                                    "layers as in the paper's TensorFlow code: random N(0, 1/d) weights, biases U[−r, r] with r = {} "
+                                    "(0 = TensorFlow's zero bias, the default), fixed. {}Mean MSE: DSM {:.4g}, dense {:.4g}.",
+                                    4 * K0, K0, 2 * (data.d + 1) * K0, K2, 2 * (data.d + 1) * K2, gain.size(), 100 * papers_gain,
+                                    sw.bias_range,
+                                    K0 == 1024 && K2 == 4096 ? std::string()
+                                        : fmt::format("Departure: the paper's widths are K = 1024 vs 4096 (18432 vs 73728 FLOPs); this "
+                                                      "run compares K = {} vs {} at the same 1 : 4 FLOPs ratio (--table1-units 1024,2048,4096 "
+                                                      "gives the paper's). ", K0, K2),
+                                    v.mean_a, v.mean_b),
+                .detail = {{"mse_dsm25_small", v.mean_a}, {"mse_dense_large", v.mean_b}, {"relative_gain_per_seed", gain},
+                           {"seeds", sw.table1_seeds}}},
+            over_seeds(gain, "(MSE_dense,large − MSE_DSM25,small)/MSE_dense,large"),
+            {papers_gain, "paper 000 Table 1: (0.01046 − 0.009655)/0.01046 = 7.7% of the dense MSE", true});
 }
 
 void add_figures(Analysis& a, const ComparisonRuns& R, const Design& sw, const DatasetCache& targets) {
@@ -273,30 +325,33 @@ int main(int argc, char** argv) {
                      .paper = "000",
                      .claims = {"Section 5", "Table 1", "Figure 2", "Figure 3", "Figure 4"},
                      .description = "Dense vs DSM Top-K vs LSH vs random-hash models at equal activated units and FLOPs (paper 000 §5, App. D); "
-                                    "--scale paper trains on 2^16 points for 50 epochs and takes 12–20 minutes on 2 cores; work items at --scale paper: 282, one per training run",
-                     // The default (quick: 2^14 points, 20 epochs, 3 seeds) runs in well under a minute and reaches the
-                     // paper scale's verdicts; --scale paper reproduces App. D.1's setting.
+                                    "the default (quick) takes a few minutes on 2 cores, mostly Table 1 at the paper's widths; --scale paper trains on 2^16 points for 50 epochs (about an hour more); work items at --scale paper: 555, one per training run",
+                     // The default (quick: 2^14 points, 20 epochs, 6 seeds for the sweeps, 3 for Table 1 at the paper's
+                     // widths) runs in a few minutes and reaches the paper scale's verdicts; --scale paper reproduces App. D.1's setting.
                      .default_scale = Scale::quick});
   auto& app = analysis.app();
 
   int n_train = 0, n_test = 0, epochs = 0, seeds = 0, table1_seeds = 0, d = 8, degree = 4, low_d = 0, low_k = 8, batch = 32;
-  double lr = 0, rho = 0.9, bias_range = 1.0, lsh_offset = 1.0;
+  double lr = 0, rho = 0.9, bias_range = 0.0, lsh_offset = 1.0;
   std::string units_text, widths_text, bits_text, table1_text, table1_target = "hypercube";
   analysis.scaled_option("--n-train", n_train, 1 << 14, 1 << 16, "training points (App. D.1: 2^16)")->check(CLI::Range(16, 1 << 22));
   analysis.scaled_option("--n-test", n_test, 1 << 12, 1 << 14, "test points (App. D.1: 2^14)")->check(CLI::Range(16, 1 << 22));
   analysis.scaled_option("--epochs", epochs, 20, 50, "RMSProp epochs (App. D.1: 50)")->check(CLI::Range(0, 100000));
   analysis.scaled_option("--lr", lr, 3e-5, 1e-5, "RMSProp learning rate (App. D.1: 1e-5; converges for the polynomial, underfits the dense hypercube fits: see least_squares_reference)")
       ->check(CLI::Range(1e-12, 10.0));
-  analysis.scaled_option("--seeds", seeds, 3, 3, "repetitions (data, bottom layer, hashes, minibatch order) for the sweeps")
-      ->check(CLI::Range(1, 100));
-  analysis.scaled_option("--table1-seeds", table1_seeds, 2, 2, "repetitions for Table 1")->check(CLI::Range(1, 100));
+  analysis.scaled_option("--seeds", seeds, 6, 6, "repetitions (data, bottom layer, hashes, minibatch order) for the sweeps (≥ 2: the tests run over paired seeds)")
+      ->check(CLI::Range(2, 100));
+  analysis.scaled_option("--table1-seeds", table1_seeds, 3, 3, "repetitions for Table 1 (≥ 2: the tests run over paired seeds)")->check(CLI::Range(2, 100));
   analysis.scaled_option("--units", units_text, std::string("8,16,32"), std::string("16,32,64,128"),
                          "activated units K (dense width, DSM/random-hash K, LSH tables s)");
   analysis.scaled_option("--widths", widths_text, std::string("64,256"), std::string("256,1024,4096"), "DSM total widths T");
   analysis.scaled_option("--lsh-bits", bits_text, std::string("6,11"), std::string("7,9,11,13"),
                          "LSH bits m per table (2^m buckets per table)");
-  analysis.scaled_option("--table1-units", table1_text, std::string("32,64,128"), std::string("256,512,1024"),
-                         "Table 1 activated units K (FLOPs = 2(d+1)K; the paper's 1024,2048,4096 take ~4x the paper-scale run)");
+  // Table 1 at the paper's widths at every scale: its claims are about these models (18432 vs 73728 FLOPs); at K = 32 vs 128
+  // the 1 : 4 comparison is another question (there DSM's gain is ~2%, not the paper's 7.7%).
+  analysis.scaled_option("--table1-units", table1_text, std::string("1024,2048,4096"), std::string("1024,2048,4096"),
+                         "Table 1 activated units K (FLOPs = 2(d+1)K; the paper's 1024,2048,4096 take a few minutes at quick, about an "
+                         "hour at paper scale; 32,64,128 for a smoke test)");
   analysis.scaled_option("--low-d", low_d, 16, 64, "input dimension of the p(Ax) target (App. D.2: 64; 0 skips it)")
       ->check(CLI::Range(0, 4096));
   app.add_option("--low-k", low_k, "intrinsic dimension k of p(Ax) (App. D.2: 8)")->check(CLI::Range(1, 64))->capture_default_str();
@@ -304,7 +359,7 @@ int main(int argc, char** argv) {
   app.add_option("--degree", degree, "polynomial degree D (§5.1: 4)")->check(CLI::Range(1, 8))->capture_default_str();
   app.add_option("--batch", batch, "minibatch size (Keras default 32; the paper does not say)")->check(CLI::Range(1, 1 << 20))->capture_default_str();
   app.add_option("--rho", rho, "RMSProp decay ρ (Keras default 0.9)")->check(CLI::Range(0.0, 0.999999))->capture_default_str();
-  app.add_option("--bias-range", bias_range, "bottom-layer bias c_j ~ U[−r, r] (0: TF's zero bias)")->check(CLI::Range(0.0, 100.0))->capture_default_str();
+  app.add_option("--bias-range", bias_range, "bottom-layer bias c_j ~ U[−r, r] of the dense, DSM and random-hash models (0: the paper's TensorFlow zero bias)")->check(CLI::Range(0.0, 100.0))->capture_default_str();
   app.add_option("--lsh-offset", lsh_offset, "hyperplane offsets U[−r, r] of the LSH model")->check(CLI::Range(0.0, 100.0))->capture_default_str();
   app.add_option("--table1-target", table1_target, "target of Table 1 (the paper does not say)")
       ->check(CLI::IsMember({"hypercube", "poly"}))->capture_default_str();
@@ -319,7 +374,8 @@ int main(int argc, char** argv) {
                    .table1_units = parse_list("--table1-units", table1_text, 1, 1 << 16),
                    .seeds = seeds,
                    .table1_seeds = table1_seeds,
-                   .table1_target = table1_target == "poly" ? 0 : 1};
+                   .table1_target = table1_target == "poly" ? 0 : 1,
+                   .bias_range = bias_range};
     if (sw.table1_units.size() != 3) throw InputError("--table1-units: Table 1 has three rows: give three values");
     if (low_d > 0 && low_d <= low_k) throw InputError("--low-d: must exceed --low-k (App. D.2: d > k)");
     if (sw.T_max() <= sw.units.front())
@@ -367,7 +423,7 @@ int main(int argc, char** argv) {
     r.data["codes"] = {{"target", kTargets}, {"model", {"dense", "dsm_top_k", "random_hash", "lsh"}}};
     r.data["optimizer"] = {{"name", "RMSProp"}, {"lr", lr}, {"rho", rho}, {"eps", setup.training.optimizer.eps}, {"batch", batch}, {"epochs", epochs},
                            {"init", "A = 0"}, {"paper_lr", 1e-5}};
-    r.data["bottom_layer"] = "B_ij ~ N(0, 1/d), c_j ~ U[−r, r] (r = --bias-range), σ = ReLU; fixed";
+    r.data["bottom_layer"] = "B_ij ~ N(0, 1/d), c_j ~ U[−r, r] (r = --bias-range; default 0, TensorFlow's zero bias as in the paper's code), σ = ReLU; fixed";
     r.data["lsh_model"] = "s hyperplane tables of m bits, w ~ N(0, I_d), offsets U[−r, r] (r = --lsh-offset), one trainable constant per bucket, α_i = 1";
 
     // --- Figures ---------------------------------------------------------------------------------
