@@ -126,6 +126,14 @@ json power_json(const Evidence& e, double effect, const std::string& effect_sour
 
 std::string interval_text(double lo, double hi) { return fmt::format("[{}, {}]", number(lo), number(hi)); }
 
+/// The local slopes as a reader scans them: the last three (where the rate has settled, if it does);
+/// every one is in detail.
+std::string local_slopes_text(const std::vector<double>& slopes) {
+  if (slopes.size() <= 3) return format_value(json(slopes));
+  const std::vector<double> last(slopes.end() - 3, slopes.end());
+  return fmt::format("…, {} (last 3 of {})", format_value(json(last)), slopes.size());
+}
+
 }  // namespace
 
 Check& direction(Analysis& a, Claim c, const Evidence& e, const Effect& effect, double alpha) {
@@ -211,7 +219,7 @@ Check& rate(Analysis& a, Claim c, const stats::LinearFit& fit, RateForm form, do
     out.predicted = fmt::format("{}: slope ≤ {} (+ slack {})", form_text, number(exponent), number(slack));
     out.measured = fmt::format("slope {} ± {} (one-sided {}%: {}); local slopes {}", number(fit.slope),
                                number(fit.slope_se), number(100 * (1 - alpha)), interval_text(s_lo, s_hi),
-                               format_value(json(local_slopes)));
+                               local_slopes_text(local_slopes));
     // Contradicted only when the slope is excluded above p itself (the slack is ours, not the paper's).
     if (out.kind == "claim") {
       out.verdict = s_lo > exponent ? "contradicted" : s_hi < exponent + slack ? "holds"
@@ -223,8 +231,11 @@ Check& rate(Analysis& a, Claim c, const stats::LinearFit& fit, RateForm form, do
   const Evidence e{fit.slope - exponent, fit.slope_se, fit.dof, fit.n, unit, "log–log least squares"};
   Check& out = equivalent(a, std::move(c), e, slack, slack_source, alpha);
   out.predicted = fmt::format("{}: |slope − {}| < {}", form_text, number(exponent), number(slack));
-  out.measured = fmt::format("slope {} ± {}; local slopes {}; {}", number(fit.slope), number(fit.slope_se),
-                             format_value(json(local_slopes)), out.measured.get<std::string>());
+  const json& iv = out.tolerance["interval"];
+  out.measured = fmt::format("slope {}, {}% interval {}; local slopes {}; power {:.2f}", number(fit.slope),
+                             number(100 * (1 - 2 * alpha)),
+                             interval_text(iv[0].get<double>() + exponent, iv[1].get<double>() + exponent),
+                             local_slopes_text(local_slopes), out.power.value("power", 0.0));
   return out;
 }
 
