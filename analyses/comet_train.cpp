@@ -9,6 +9,9 @@
 // Fashion-MNIST stands in for CIFAR-10. Default: widths {100, 500} × 1 − p_k ∈ {0.5, 0.9}, 3 seeds,
 // 5 epochs on the first 10000 training images (about ten minutes on 2 cores); --scale paper is A.1
 // (widths 100–3000, 1 − p_k 0.1/0.5/0.9, lr 1e-4, 100 epochs; A.2 with --lr 1e-3).
+// Each "A beats B" is a one-sided paired t over seeds (app::direction) and "matches" a TOST, both at a
+// stated smallest effect of 1 point of accuracy (the paper prints no gap): a check lacking power at 3
+// seeds is "inconclusive" and gives the seeds that reach 80 %.
 #include <fmt/format.h>
 
 #include <sparseact/app/analysis.hpp>
@@ -30,13 +33,11 @@ struct RunKey {
   int seed;
 };
 
-/// mean(x − y) and its paired 95% Student-t interval.
-stats::Interval paired_interval(const std::vector<double>& x, const std::vector<double>& y, double* mean) {
-  const stats::TTest t = stats::paired_t_test(x, y);
-  const double half = stats::student_t_quantile(0.975, t.df) * t.std_error;
-  *mean = t.mean_difference;
-  return {t.mean_difference - half, t.mean_difference + half};
-}
+/// The effect that counts in every accuracy comparison: §5.2.1 prints no accuracies and Figure 4 shows
+/// them only as curves (no gap is printed in the text), so a stated smallest effect of interest.
+constexpr double kAccuracyEffect = 0.01;
+const char* const kAccuracyEffectSource =
+    "smallest effect of interest: 1 point of test accuracy (§5.2.1 and Figure 4 print no gap as a number)";
 
 }  // namespace
 
@@ -124,30 +125,36 @@ int main(int argc, char** argv) {
                         all_on.empty() ? std::nan("") : all_on[e]});
     }
 
-    // --- Checks (final accuracy, seed means, paired 95% t-intervals) ------------------------------------
+    // --- Checks (final accuracy, paired by seed: one-sided direction and TOST) ------------------------
     const int wmax = int(widths.back()), wmin = int(widths.front());
     const auto has = [&](Policy m) { return std::find(models.begin(), models.end(), m) != models.end(); };
     const auto has_sp = [&](double sp) { return std::find(sparsities.begin(), sparsities.end(), sp) != sparsities.end(); };
+    const std::string departures = fmt::format(
+        "Departures from A.1 (for a 2-core budget): Fashion-MNIST for CIFAR-10, {} training / {} test images, {} epochs (A.1: 100), "
+        "SGD lr {:g} (A.1: 1e-4), widths {} (A.1: 100–3000; \"large\" is our largest), {} seeds (A.1: 3). The paper's high-capacity "
+        "regime is not reached at this scale; --scale paper runs A.1.",
+        train_n, test_n, epochs, lr, widths_text, seeds);
     const auto compare = [&](const std::string& id, Policy better, Policy worse, int w, double sp, const std::string& statement) {
       if (!has(better) || !has(worse) || !has_sp(sp) || epochs == 0) return;
-      double mean = 0;
-      const stats::Interval ci = paired_interval(final_acc(better, w, sp), final_acc(worse, w, sp), &mean);
-      greater_than(a, {.id = id, .claim = "§5.2.1, Figure 4", .statement = statement,
-                       .note = fmt::format("width {}, 1 − p_k = {:g}: {} − {} = {:+.4f}, paired 95% interval [{:+.4f}, {:+.4f}] over {} seeds; measured is its lower end.",
-                                           w, sp, to_string(better), to_string(worse), mean, ci.lo, ci.hi, seeds)},
-                   ci.lo, 0.0);
+      const stats::TTest t = stats::paired_t_test(final_acc(better, w, sp), final_acc(worse, w, sp), stats::Alternative::greater);
+      direction(a, {.id = id, .claim = "§5.2.1, Figure 4", .statement = statement,
+                    .note = fmt::format("width {}, 1 − p_k = {:g}: {} − {} = {:+.4f} (paired over {} seeds, se {:.4f}). {}", w, sp,
+                                        to_string(better), to_string(worse), t.mean_difference, t.n, t.std_error, departures)},
+                evidence(t, t.n, "seeds (paired)", "paired t over seeds"), {kAccuracyEffect, kAccuracyEffectSource, false});
     };
     compare("comet_beats_standard_large", Policy::comet, Policy::standard, wmax, 0.5, "large model, 1 − p_k = 0.5: COMET's test accuracy > the standard MLP's");
     compare("standard_beats_comet_small", Policy::standard, Policy::comet, wmin, 0.9, "small model (width 100), 1 − p_k = 0.9: the standard MLP's test accuracy > COMET's");
     compare("comet_beats_bernoulli", Policy::comet, Policy::bernoulli, wmax, 0.5, "COMET > Bernoulli masks fixed per example (§2: input-dependent beats random routing)");
     compare("comet_beats_example_tied", Policy::comet, Policy::example_tied, wmax, 0.5, "COMET > example-tied dropout (§2)");
     if (has(Policy::smaller) && has(Policy::standard) && has_sp(0.5) && epochs > 0) {
-      double mean = 0;
-      const stats::Interval ci = paired_interval(final_acc(Policy::smaller, wmax, 0.5), final_acc(Policy::standard, wmax, 0.5), &mean);
-      interval_contains(a, {.id = "smaller_matches_standard", .claim = "§5.2.1, Figure 4",
-                            .statement = "at the largest width a smaller dense model (round(p_k N) units, 1 − p_k = 0.5) matches the standard one: 0 in the paired 95% interval",
-                            .note = fmt::format("width {}: smaller − standard = {:+.4f}.", wmax, mean)},
-                        ci.lo, ci.hi, 0.0);
+      const stats::TTest t = stats::paired_t_test(final_acc(Policy::smaller, wmax, 0.5), final_acc(Policy::standard, wmax, 0.5));
+      equivalent(a, {.id = "smaller_matches_standard", .claim = "§5.2.1, Figure 4",
+                     .statement = "at the largest width a smaller dense model (round(p_k N) units, 1 − p_k = 0.5) matches the standard one: "
+                                  "|smaller − standard| < 1 point (TOST, paired by seed)",
+                     .note = fmt::format("width {}: smaller − standard = {:+.4f} (paired over {} seeds, se {:.4f}). {}", wmax, t.mean_difference,
+                                         t.n, t.std_error, departures)},
+                 evidence(t, t.n, "seeds (paired)", "paired t over seeds"), kAccuracyEffect,
+                 "stated: 1 point of test accuracy (the paper prints no spread of its accuracies)");
     }
     json finals = json::array();
     for (double w : widths)

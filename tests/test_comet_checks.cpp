@@ -1,0 +1,93 @@
+// Paper 002's statistical checks (comet_train, comet_utilization) on tiny runs: each comparison is a
+// claim with a verdict from app::direction / app::equivalent, its power at the stated effect, and an
+// exit code that follows the verdicts (0 all hold, 3 contradicted, 4 inconclusive).
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <set>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "support.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using namespace test_support;
+
+namespace {
+
+const json& check_by_id(const json& j, const std::string& id) {
+  for (const auto& c : j["checks"])
+    if (c["id"] == id) return c;
+  FAIL("no check " << id);
+  return j;
+}
+
+int expected_code(const json& j) {
+  bool bad = false, open = false;
+  for (const auto& c : j["checks"]) {
+    const std::string v = c["verdict"];
+    bad = bad || v == "contradicted" || v == "erratum" || v == "fails";
+    open = open || v == "inconclusive";
+  }
+  return bad ? 3 : open ? 4 : 0;
+}
+
+void require_powered_claim(const json& c, double effect) {
+  INFO(c.dump(2));
+  CHECK(c["kind"] == "claim");
+  CHECK(std::set<std::string>{"holds", "inconclusive", "contradicted"}.count(c["verdict"].get<std::string>()) == 1);
+  REQUIRE(c["power"].is_object());
+  CHECK(c["power"]["effect"].get<double>() == Approx(effect));
+  CHECK(c["power"]["power"].get<double>() >= 0.0);
+  CHECK(c["power"]["power"].get<double>() <= 1.0);
+  CHECK(c["power"].contains("n_for_80"));
+}
+
+}  // namespace
+
+TEST_CASE("comet_utilization: the dead percentage is resampled by net and every claim gives its power", "[analysis][comet_utilization]") {
+  const fs::path out = fresh_dir("comet_utilization_checks");
+  const Run r = run("comet_utilization --scale quick --nets 6 --images 300 --device cpu --out " + out.string());
+  INFO(r.output);
+  REQUIRE((r.code == 0 || r.code == 3 || r.code == 4));
+  const json j = read_json(out / "comet_utilization.json");
+  CHECK(r.code == expected_code(j));
+  const json& dead = check_by_id(j, "dead_fraction");
+  require_powered_claim(dead, 7.6e-4);
+  CHECK(dead["power"]["unit"] == "nets");
+  CHECK(dead["power"]["n"] == 6);
+  CHECK(dead["tolerance"]["method"].get<std::string>().find("bootstrap over nets") != std::string::npos);
+  // The per-net counts behind the bootstrap add up to the pooled percentage.
+  double d = 0, n = 0;
+  for (const auto& v : dead["detail"]["dead_by_net"]) d += v.get<double>();
+  for (const auto& v : dead["detail"]["neurons_by_net"]) n += v.get<double>();
+  CHECK(100 * d / n == Approx(j["data"]["dead_percent"].get<double>()));
+  CHECK(7.6e-4 - j["data"]["dead_percent"].get<double>() == Approx(dead["tolerance"]["estimate"].get<double>()).margin(1e-15));
+  for (const auto& c : j["checks"])
+    if (c["id"] == "dead_vs_sparsity") require_powered_claim(c, 0.1);
+}
+
+TEST_CASE("comet_train: each comparison is a one-sided paired claim with power; 'matches' is a TOST", "[analysis][comet_train]") {
+  const fs::path out = fresh_dir("comet_train_checks");
+  const Run r = run("comet_train --scale quick --widths 8,16 --sparsity 0.5,0.9 --seeds 3 --epochs 1 --train 200 --test 100 "
+                    "--models standard,comet,smaller,bernoulli,example_tied --out " + out.string());
+  INFO(r.output);
+  REQUIRE((r.code == 0 || r.code == 3 || r.code == 4));
+  const json j = read_json(out / "comet_train.json");
+  CHECK(r.code == expected_code(j));
+  for (const char* id : {"comet_beats_standard_large", "standard_beats_comet_small", "comet_beats_bernoulli", "comet_beats_example_tied"}) {
+    const json& c = check_by_id(j, id);
+    require_powered_claim(c, 0.01);
+    CHECK(c["power"]["n"] == 3);
+    CHECK(c["power"]["unit"] == "seeds (paired)");
+    CHECK(c["tolerance"]["df"].get<double>() == Approx(2.0));
+    // Contradicted only with the interval on the other side (the effect is not the paper's) or enough power.
+    if (c["verdict"] == "contradicted")
+      CHECK((c["tolerance"]["upper_bound"].get<double>() < 0 || c["power"]["power"].get<double>() >= 0.8));
+  }
+  const json& same = check_by_id(j, "smaller_matches_standard");
+  CHECK(same["kind"] == "claim");
+  CHECK(same["tolerance"]["margin"].get<double>() == Approx(0.01));
+}
