@@ -3,12 +3,14 @@
 // warmup then linear decay); a model's capacity is the largest book on the grid it recalls with ≥ 90% exact accuracy
 // over 1000 queries (§4.1). The paper's finding: capacity follows total, not active, parameters. Checks: fit
 // log capacity on log total (non-embedding) parameters over the dense models; every MoE lies inside that fit's 95%
-// prediction interval; a fit on active parameters puts every MoE above its interval.
+// prediction interval; at their active parameters the MoEs lie above the fit (one-sided, their mean gap, against the gap
+// α̂·ln(total/active) that "total parameters predict capacity" implies).
 //
 // "Trained until the loss plateaus" becomes a fixed, generous epoch count (default 300), recorded with each run's
 // final loss. Scales: quick (dense widths 16–40, MoEs of width 16, books to 200, 150 epochs: under a minute); default
 // (dense widths 16–64, MoEs of width 16 and 24 with K = 4, 8, books to 800 on a √2 grid, 300 epochs: minutes on 2 cores).
 #include <cmath>
+#include <numeric>
 
 #include <fmt/format.h>
 
@@ -105,16 +107,21 @@ int main(int argc, char** argv) {
                                     layers, heads, sizes_text, training.epochs, training.batch, training.lr, training.queries);
     if (dense_x.size() >= 3) {
       const stats::LinearFit fit = stats::linear_fit(dense_x, dense_y);  // log capacity = β + α log parameters
-      std::vector<Point> by_total, by_active;
+      std::vector<Point> by_total;
+      std::vector<double> moe_active_x, gaps, paper_gaps;
+      json per_moe = json::array();
       for (std::size_t j = 0; j < models.size(); ++j) {
         if (models[j].experts == 1 || !std::isfinite(capacity[j])) continue;
         const nn::DecoderShape s = shape(models[j]);
-        const double y = std::log(capacity[j]);
-        const stats::Interval total = fit.prediction_interval(std::log(double(s.non_embedding_count())));
-        const stats::Interval active = fit.prediction_interval(std::log(double(s.active_count())));
+        const double y = std::log(capacity[j]), x_total = std::log(double(s.non_embedding_count())), x_active = std::log(double(s.active_count()));
+        const stats::Interval total = fit.prediction_interval(x_total);
+        const stats::Interval active = fit.prediction_interval(x_active);
         // inside the band: the distance to its nearer edge (≥ 0 inside), as measured ≥ 0
         by_total.push_back({fmt::format("{} (capacity {:g})", models[j].name(), capacity[j]), std::min(y - total.lo, total.hi - y), 0.0});
-        by_active.push_back({fmt::format("{} (capacity {:g})", models[j].name(), capacity[j]), y, active.hi});
+        const double gap = y - (fit.intercept + fit.slope * x_active), paper_gap = fit.slope * (x_total - x_active);
+        moe_active_x.push_back(x_active), gaps.push_back(gap), paper_gaps.push_back(paper_gap);
+        per_moe.push_back({{"model", models[j].name()}, {"capacity", capacity[j]}, {"gap_at_active", gap}, {"gap_if_total_predicts", paper_gap},
+                           {"prediction_interval_at_active", {active.lo, active.hi}}, {"prediction_interval_at_total", {total.lo, total.hi}}});
       }
       const std::string fit_note = fmt::format("Dense fit over {} models: log capacity = {:.3f} + {:.3f} log parameters (R² {:.3f}).", dense_x.size(),
                                                fit.intercept, fit.slope, fit.r_squared);
@@ -123,10 +130,35 @@ int main(int argc, char** argv) {
                     .statement = "each MoE's log capacity lies inside the dense models' 95% prediction interval at its total (non-embedding) "
                                  "parameters (measured: distance to the nearer edge, ≥ 0 inside)", .note = fit_note},
                 Relation::at_least, by_total, "MoEs");
-        for_all(a, {.id = "moe_above_active_fit", .claim = "§4.2, Figure 4a",
-                    .statement = "at its active parameters each MoE's log capacity lies above the dense fit's 95% prediction interval "
-                                 "(capacity is not predicted by active parameters)", .note = fit_note},
-                Relation::greater, by_active, "MoEs");
+        // §4.2: "MoEs match the performance of dense transformers with the same number of total parameters", so at its active
+        // parameters an MoE's log capacity lies above the dense fit by α·ln(total/active): that is the paper's own effect here.
+        // θ = the MoEs' mean gap above the dense fit at their active parameters; its standard error is the fit's, for the mean
+        // of M new observations: σ̂ √(1/M + 1/n + (x̄_active − x̄)²/s_xx), Student t with n − 2 degrees of freedom.
+        const double M = double(gaps.size()), n = double(dense_x.size());
+        const double mean_gap = std::accumulate(gaps.begin(), gaps.end(), 0.0) / M;
+        const double mean_paper_gap = std::accumulate(paper_gaps.begin(), paper_gaps.end(), 0.0) / M;
+        const double x_bar = std::accumulate(moe_active_x.begin(), moe_active_x.end(), 0.0) / M;
+        const double se = fit.residual_sd * std::sqrt(1 / M + 1 / n + (x_bar - fit.x_mean) * (x_bar - fit.x_mean) / fit.sxx);
+        const Claim above{.id = "moe_above_active_fit", .claim = "§4.2, Figure 4a",
+                          .statement = "capacity is not predicted by active parameters: at their active parameters the MoEs' log capacity lies above "
+                                       "the dense fit, θ = mean over MoEs of (log capacity − fit(log active)) > 0 (one-sided)",
+                          .note = fit_note + fmt::format(" The effect that counts is the paper's own: if capacity follows total parameters (§4.2), "
+                                                         "each MoE lies α̂·ln(total/active) above the fit at its active parameters, {:.3f} on average "
+                                                         "(α̂ from this fit, its uncertainty not carried). Each MoE's band alone cannot separate "
+                                                         "the two fits at K = 4 (ln(total/active) ≈ 0.39), so the MoEs are pooled. Figure 4a's "
+                                                         "own gap is not readable from the text; §4.2 reports a 42M-active MoE beating a dense "
+                                                         "model with 10× its parameters (K up to 64; ours: K = 4, 8). The run size for 80% "
+                                                         "counts dense models with the MoEs in proportion.", mean_paper_gap),
+                          .detail = {{"moes", per_moe}, {"mean_gap", mean_gap}, {"mean_gap_if_total_predicts", mean_paper_gap}, {"std_error", se},
+                                     {"df", n - 2}}};
+        if (se > 0 && mean_paper_gap > 0)
+          direction(a, above, {.estimate = mean_gap, .std_error = se, .df = n - 2, .n = dense_x.size(), .unit = "dense models (MoEs in proportion)",
+                               .method = "dense fit's prediction of the mean of M new points (Student t, n − 2 df)"},
+                    {.value = mean_paper_gap, .source = "paper 004 §4.2: MoEs match dense models of the same total parameters ⇒ gap α̂·ln(total/active)",
+                     .papers = true});
+        else
+          observation(a, above, "MoE capacity above the dense fit at active parameters (§4.2)",
+                      fmt::format("mean gap {:.3f} (no residual spread or no total/active gap: no test)", mean_gap));
       }
       r.data["dense_fit"] = {{"slope", fit.slope}, {"intercept", fit.intercept}, {"r_squared", fit.r_squared}, {"n", fit.n}};
     } else {

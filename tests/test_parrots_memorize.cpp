@@ -146,6 +146,11 @@ TEST_CASE("parameter counts by hand", "[parrots][parrots_memorize]") {
   CHECK(lemma_d7_min_n(4, std::exp(-1.0)) == Approx(8.0));
   CHECK(corollary_d9_min_n(2, 0.5) == Approx(2 * std::log(4.0)));
   CHECK(lemma_d8_width(64, 32, 2) == Approx(8.0 * 64 * std::pow(std::log(31.0), 4) / 64));
+  // Theorem 3.5's factor L = ln⁴(d)(d + 1)/m: Lemma D.8's width times the weights per unit is 8(n/K)·L.
+  CHECK(theorem35_log_factor(32, 4) == Approx(std::pow(std::log(30.0), 4) * 31.0 / 32));
+  CHECK(lemma_d8_width(512, 32, 4) * (32 - 2 + 1) == Approx(8.0 * 512 / 4 * theorem35_log_factor(32, 4)));
+  CHECK(theorem35_log_factor(32, 1) == Approx(std::pow(std::log(32.0), 4) * 33.0 / 32));
+  CHECK_THROWS(theorem35_log_factor(2, 4));
 }
 
 TEST_CASE("the task: averaging attention, nested first layers, determinism", "[parrots][parrots_memorize]") {

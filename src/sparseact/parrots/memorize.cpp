@@ -288,6 +288,13 @@ double lemma_d8_width(int n, int m, int K) {
   return 8.0 * n * std::pow(std::log(double(m - k)), 4) / (double(m) * K);  // L732
 }
 
+double theorem35_log_factor(int m, int K) {
+  const int k = log2_experts(K);
+  if (m <= k) throw std::invalid_argument("Theorem 3.5: m must exceed log₂K");
+  const double d = double(m - k);
+  return std::pow(std::log(d), 4) * (d + 1) / double(m);  // L732 and L740: width 8n ln⁴(d)/(mK), d + 1 weights per unit
+}
+
 std::uint64_t examples_stream(int n, int draw) { return stream_id(stream_id(kExamplesTag, std::uint64_t(n)), std::uint64_t(draw)); }
 
 std::uint64_t first_layer_stream(int n, int draw, int K, int expert) {

@@ -147,6 +147,11 @@ double lemma_d7_min_n(int K, double delta);
 double corollary_d9_min_n(int K, double delta);
 /// Lemma D.8's sufficient expert width (L732): 8 n ln⁴(m − log₂K)/(mK) (natural log, Daniely's).
 double lemma_d8_width(int n, int m, int K);
+/// The factor Theorem 3.5's Õ hides in an expert's parameter count, as the proof states it: Lemma D.8's width
+/// 8 (n/K) ln⁴(d)/m times d + 1 weights per unit (d = m − log₂K) is 8 (n/K)·L with L = ln⁴(d)(d + 1)/m. Dividing an
+/// expert's count by L leaves the bound's n/K; with the router's Km, the active (total) count at K = √(n/m) is at most
+/// (1 + 8L)·√(nm) (resp. (1 + 8L)·n for n ≥ m).
+double theorem35_log_factor(int m, int K);
 
 /// One cell of the study: the task's examples for (n, draw), routed to K experts, each expert's minimal width.
 struct MemorizationCell {
