@@ -181,8 +181,65 @@ TEST_CASE("sparseact_report writes REPORT.md with a row per check", "[analysis][
   const std::string md(std::istreambuf_iterator<char>(in), {});
   CHECK(md.find("## Paper 001") != std::string::npos);
   CHECK(md.find("paper 001 Theorem 5") != std::string::npos);
-  CHECK(md.find("4 of 4 checks hold") != std::string::npos);
+  // The summary opens the report: mp_spectrum's four claims hold, nothing else to count.
+  CHECK(md.find("| 001 | 4 | 0 | 0 | 0 | 0 | 0 (0) |") != std::string::npos);
+  CHECK(md.find("### What the papers get wrong\n\nNothing at this scale.") != std::string::npos);
+  CHECK(md.find("### What this scale cannot settle, and what would") != std::string::npos);
+  CHECK(md.find("### Where we depart from the paper's setup") != std::string::npos);
   CHECK(run("sparseact_report " + (root / "missing").string()).code == 2);
+}
+
+TEST_CASE("sparseact_report counts every verdict and kind, lists what is wrong, unsettled and departed, and never reads "
+          "an inconclusive claim as a failure", "[analysis][report]") {
+  const fs::path root = fresh_dir("report_verdicts");
+  fs::create_directories(root / "fake");
+  const auto check = [](const std::string& id, const std::string& kind, const std::string& verdict, json extra = json::object()) {
+    json c = {{"id", id}, {"kind", kind}, {"claim", "paper 042 " + id}, {"statement", "s"}, {"predicted", 1},
+              {"measured", 2}, {"verdict", verdict}, {"holds", verdict == "holds"}, {"tolerance", json::object()},
+              {"note", ""}, {"detail", nullptr}, {"power", nullptr}};
+    c.update(extra);
+    return c;
+  };
+  const json checks = {
+      check("ok", "claim", "holds"),
+      check("refuted", "claim", "contradicted", {{"note", "the interval lies below 0"}}),
+      check("misprint", "claim", "erratum"),
+      check("small", "claim", "inconclusive",
+            {{"power", {{"power", 0.31}, {"effect", 0.5}, {"effect_source", "stated"}, {"n", 3}, {"unit", "seeds per arm"}, {"n_for_80", 12}}},
+             {"note", "departs from the paper: width 32, not 1000"}}),
+      check("seen", "observation", "observation"),
+      check("ours", "self-check", "holds"),
+      {{"id", "legacy"}, {"claim", "paper 042 legacy"}, {"holds", true}}};
+  std::ofstream(root / "fake" / "fake.json")
+      << json{{"analysis", "fake"}, {"paper", "042"}, {"elapsed_s", 100.0}, {"checks", checks}}.dump();
+  const Run r = run("sparseact_report " + root.string());
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  std::ifstream in(root / "REPORT.md");
+  const std::string md(std::istreambuf_iterator<char>(in), {});
+  INFO(md);
+  // holds (ok, legacy) 2, contradicted 1, erratum 1, inconclusive 1, observation 1, self-check 1 passing.
+  CHECK(md.find("| 042 | 2 | 1 | 1 | 1 | 1 | 1 (0) |") != std::string::npos);
+  const auto section = [&](const std::string& title) {
+    const std::size_t at = md.find("### " + title);
+    REQUIRE(at != std::string::npos);
+    return md.substr(at, md.find("\n### ", at + 4) - at);
+  };
+  const std::string wrong = section("What the papers get wrong"), unsettled = section("What this scale cannot settle");
+  CHECK(wrong.find("fake › refuted") != std::string::npos);
+  CHECK(wrong.find("fake › misprint") != std::string::npos);
+  CHECK(wrong.find("fake › small") == std::string::npos);
+  // 12 seeds per arm against this run's 3 at 100 s: about 400 s on this machine.
+  CHECK(unsettled.find("fake › small") != std::string::npos);
+  CHECK(unsettled.find("power 0.31") != std::string::npos);
+  CHECK(unsettled.find("12 seeds per arm reach 80 %") != std::string::npos);
+  CHECK(unsettled.find("0.11 h on this 2-core machine") != std::string::npos);
+  CHECK(section("Where we depart from the paper's setup").find("fake › small") != std::string::npos);
+  // An inconclusive verdict is italic with its power, never bold like a refutation.
+  CHECK(md.find("*inconclusive* (power 0.31") != std::string::npos);
+  CHECK(md.find("**inconclusive") == std::string::npos);
+  CHECK(md.find("**contradicted**") != std::string::npos);
+  CHECK(md.find("Self-checks of our own construction") != std::string::npos);
 }
 
 TEST_CASE("sparseact_report --bench prints one row per speed check with the ratio of medians and the verdict", "[analysis][report]") {
@@ -195,7 +252,8 @@ TEST_CASE("sparseact_report --bench prints one row per speed check with the rati
   const Run r = run("sparseact_report --bench " + root.string());
   INFO(r.output);
   REQUIRE(r.code == 0);
-  CHECK(r.output.find("| fake_bench | speedup | 2 | 7 | 3.5× | 4× | 5.0% | **does not hold** |") != std::string::npos);
+  // A speed check written before verdicts said "does not hold" in its tolerance: a missed target.
+  CHECK(r.output.find("| fake_bench | speedup | 2 | 7 | 3.5× | 4× | 5.0% | **contradicted** |") != std::string::npos);
   CHECK(r.output.find("agree") == std::string::npos);
   CHECK(r.output.find("1 speed checks") != std::string::npos);
   CHECK(fs::exists(root / "BENCH.md"));

@@ -40,7 +40,15 @@ std::string cell(const json& v) {
 std::string verdict_of(const json& check) {
   if (check.contains("verdict") && check["verdict"].is_string() && !check["verdict"].get<std::string>().empty())
     return check["verdict"].get<std::string>();
-  return check.value("holds", false) ? "holds" : "not classified";
+  if (check.value("holds", false)) return "holds";
+  // An older speed check said it in its tolerance: "does not hold" or "inconclusive: …".
+  const json& tol = check.value("tolerance", json());
+  if (tol.is_object() && tol.contains("verdict") && tol["verdict"].is_string()) {
+    const std::string v = tol["verdict"].get<std::string>();
+    if (v == "does not hold") return "contradicted";
+    if (v.rfind("inconclusive", 0) == 0) return "inconclusive";
+  }
+  return "not classified";
 }
 
 std::string kind_of(const json& check) {
