@@ -79,6 +79,16 @@ std::string verdict_cell(const json& check) {
   return v;
 }
 
+/// A note cut to its first 300 characters (at a space) for the summary lists; the table row and the
+/// JSON keep it whole.
+std::string shortened(const std::string& text) {
+  if (text.size() <= 300) return text;
+  std::size_t cut = text.rfind(' ', 300);
+  if (cut == std::string::npos || cut < 200) cut = 300;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
+  return text.substr(0, cut) + " …";
+}
+
 /// The link to an analysis's section (GitHub's heading anchors).
 std::string link(const std::string& analysis, const json& check) {
   return fmt::format("[{} › {}](#{})", analysis, cell(check.value("id", json())), analysis);
@@ -178,10 +188,15 @@ int main(int argc, char** argv) {
         else if (v == "erratum") ++t.erratum;
         else if (v == "inconclusive") ++t.inconclusive;
         else ++t.unclassified;
-        const std::string line = fmt::format("- {} ({}): {}", link(name, c), cell(c.value("claim", json())), cell(c.value("measured", json())));
+        const std::string note = c.value("note", "");
+        const bool departs = note.find("depart") != std::string::npos || note.find("Depart") != std::string::npos;
         if (kind == "claim" && (v == "contradicted" || v == "erratum"))
-          wrong += line + fmt::format(" — **{}**{}\n", v, c.value("note", "").empty() ? "" : ". " + cell(c["note"]));
+          wrong += fmt::format("- {} ({}): {} — **{}**{}{}\n", link(name, c), cell(c.value("claim", json())),
+                               cell(c.value("measured", json())), v,
+                               departs ? " at a setup that departs from the paper's (see the check's note and the departures below)" : "",
+                               note.empty() ? "" : ". " + shortened(cell(c["note"])));
         if (kind == "claim" && v == "inconclusive") {
+          const std::string line = fmt::format("- {} ({})", link(name, c), cell(c.value("claim", json())));
           const json& p = c.value("power", json());
           std::string cost;
           if (p.is_object() && p.value("n_for_80", json()).is_number() && p.value("n", json()).is_number() && p["n"].get<double>() > 0) {
@@ -190,11 +205,9 @@ int main(int argc, char** argv) {
             cost = fmt::format("; about {:.2g} h on this 2-core machine, {:.2g} h on 32 nodes under mpirun (the runs are independent)",
                                hours, hours / 32);
           }
-          unsettled += line + " — " + power_text(c) + cost + "\n";
+          unsettled += line + ": " + power_text(c) + cost + "\n";
         }
-        const std::string note = c.value("note", "");
-        if (note.find("depart") != std::string::npos || note.find("Depart") != std::string::npos)
-          departures += fmt::format("- {}: {}\n", link(name, c), cell(c["note"]));
+        if (departs) departures += fmt::format("- {}: {}\n", link(name, c), cell(c["note"]));
       }
       if (!rows.empty()) body += "| paper | claim | statement | predicted | measured | verdict |\n|---|---|---|---|---|---|\n" + rows + "\n";
       if (!self_rows.empty())
