@@ -63,9 +63,14 @@ std::vector<LayerMetrics> metrics_of(const ModelLayers& model, const std::vector
   return m;
 }
 
-/// The checks of one model; `tag` tells the compared model's apart ("" or "_b").
+/// The checks of one model; `tag` tells the compared model's apart ("" or "_b"). Theorems 1 and 5
+/// describe i.i.d. initialisation: they are claims about the synthetic model (freshly initialised),
+/// while on a trained checkpoint the same comparison only shows how far training moved each layer
+/// from them, so there it is an observation, not a test of the theorem.
 void model_checks(Analysis& a, const ModelLayers& model, const std::vector<LayerMetrics>& m, const std::string& mlp_input,
-                  double mp_level, const std::string& tag) {
+                  double mp_level, const std::string& tag, bool initialised) {
+  const Kind init_kind = initialised ? Kind::claim : Kind::observation;
+  const std::string init_note = initialised ? "" : " On a trained checkpoint this is an observation: the theorem's assumptions (i.i.d. entries) do not hold there.";
   const std::regex mlp(mlp_input);
   std::vector<Point> majority, bulk, kappa;
   for (std::size_t i = 0; i < m.size(); ++i) {
@@ -93,12 +98,14 @@ void model_checks(Analysis& a, const ModelLayers& model, const std::vector<Layer
     for_all(a, {.id = "bulk_is_mp" + tag, .claim = "Theorem 1",
                 .statement = fmt::format("per layer, the bulk (eigenvalues ≤ the Tracy–Widom spike threshold) is Marchenko–Pastur with the fitted σ²: KS p ≥ {}", mp_level),
                 .note = "Theorem 1 holds for i.i.d. entries: an initialised layer passes; a trained layer failing it has structure MP does not "
-                        "describe. The p-value is conservative (σ² fitted to the same values; eigenvalues repel)." + where},
+                        "describe. The p-value is conservative (σ² fitted to the same values; eigenvalues repel)." + where + init_note,
+                .kind = init_kind},
             Relation::at_least, bulk, "layers");
   if (!kappa.empty())
     for_all(a, {.id = "thm5_ratio_init" + tag, .claim = "Theorem 5",
                 .statement = "κ = λ_max/λ_min⁺ ≤ the upper end of the Tracy–Widom interval of κ for an initialised layer of the same shape",
-                .note = "Theorem 5 describes initialisation (limit ((1+√c)/(1−√c))²); training moves κ away from it." + where},
+                .note = "Theorem 5 describes initialisation (limit ((1+√c)/(1−√c))²); training moves κ away from it." + where + init_note,
+                .kind = init_kind},
             Relation::at_most, kappa, "layers with N ≠ M");
 }
 
@@ -153,8 +160,8 @@ int main(int argc, char** argv) {
     const std::vector<LayerMetrics> metrics_b = metrics_of(other, records, L, options);
 
     // --- Checks --------------------------------------------------------------------------------------
-    model_checks(a, model, metrics, mlp_input, options.mp_level, "");
-    if (!compare_path.empty()) model_checks(a, other, metrics_b, mlp_input, options.mp_level, "_b");
+    model_checks(a, model, metrics, mlp_input, options.mp_level, "", path.empty());
+    if (!compare_path.empty()) model_checks(a, other, metrics_b, mlp_input, options.mp_level, "_b", false);
 
     // --- Outputs: the per-layer table (CSV, JSON, stdout), the skipped tensors, the figures ------------
     r.data["source"] = model.source;
