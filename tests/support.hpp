@@ -90,6 +90,32 @@ inline nlohmann::json read_json(const fs::path& file) {
   return nlohmann::json::parse(in);
 }
 
+/// The check with this id in a result's JSON, or nullptr (an analysis may skip a check it cannot test).
+inline const nlohmann::json* find_check(const nlohmann::json& result, const std::string& id) {
+  for (const auto& c : result["checks"])
+    if (c["id"] == id) return &c;
+  return nullptr;
+}
+
+/// The check with this id; the test fails when there is none.
+inline const nlohmann::json& check_by_id(const nlohmann::json& result, const std::string& id) {
+  const nlohmann::json* c = find_check(result, id);
+  if (c == nullptr) FAIL("no check " << id);
+  return *c;
+}
+
+/// The exit code the analysis contract gives a result's verdicts (0 / 3 / 4), read from the JSON
+/// alone, so a test can hold the process's code against what it wrote.
+inline int exit_code_from_verdicts(const nlohmann::json& result) {
+  bool refuted = false, open = false;
+  for (const auto& c : result["checks"]) {
+    const std::string v = c["verdict"];
+    refuted = refuted || v == "contradicted" || v == "erratum" || v == "fails";
+    open = open || v == "inconclusive";
+  }
+  return refuted ? 3 : open ? 4 : 0;
+}
+
 /// A fresh folder under the system's temporary directory, removed with everything in it at scope exit.
 struct TempDir {
   fs::path path;

@@ -17,22 +17,6 @@ using namespace test_support;
 
 namespace {
 
-const json& check_by_id(const json& j, const std::string& id) {
-  for (const auto& c : j["checks"])
-    if (c["id"] == id) return c;
-  FAIL("no check " << id);
-  return j;
-}
-
-int expected_code(const json& j) {
-  bool bad = false, open = false;
-  for (const auto& c : j["checks"]) {
-    const std::string v = c["verdict"];
-    bad = bad || v == "contradicted" || v == "erratum" || v == "fails";
-    open = open || v == "inconclusive";
-  }
-  return bad ? 3 : open ? 4 : 0;
-}
 
 void require_powered_claim(const json& c, double effect) {
   INFO(c.dump(2));
@@ -53,7 +37,7 @@ TEST_CASE("comet_utilization: the dead percentage is resampled by net and every 
   INFO(r.output);
   REQUIRE((r.code == 0 || r.code == 3 || r.code == 4));
   const json j = read_json(out / "comet_utilization.json");
-  CHECK(r.code == expected_code(j));
+  CHECK(r.code == exit_code_from_verdicts(j));
   const json& dead = check_by_id(j, "dead_fraction");
   require_powered_claim(dead, 7.6e-4);
   CHECK(dead["power"]["unit"] == "nets");
@@ -76,7 +60,7 @@ TEST_CASE("comet_train: each comparison is a one-sided paired claim with power; 
   INFO(r.output);
   REQUIRE((r.code == 0 || r.code == 3 || r.code == 4));
   const json j = read_json(out / "comet_train.json");
-  CHECK(r.code == expected_code(j));
+  CHECK(r.code == exit_code_from_verdicts(j));
   for (const char* id : {"comet_beats_standard_large", "standard_beats_comet_small", "comet_beats_bernoulli", "comet_beats_example_tied"}) {
     const json& c = check_by_id(j, id);
     require_powered_claim(c, 0.01);

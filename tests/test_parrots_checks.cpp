@@ -16,25 +16,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using namespace test_support;
 
-namespace {
-
-const json* find_check(const json& j, const std::string& id) {
-  for (const auto& c : j["checks"])
-    if (c["id"] == id) return &c;
-  return nullptr;
-}
-
-int expected_code(const json& j) {
-  bool bad = false, open = false;
-  for (const auto& c : j["checks"]) {
-    const std::string v = c["verdict"];
-    bad = bad || v == "contradicted" || v == "erratum" || v == "fails";
-    open = open || v == "inconclusive";
-  }
-  return bad ? 3 : open ? 4 : 0;
-}
-
-}  // namespace
 
 TEST_CASE("parrots_memorize: Theorem 3.5's slopes are upper bounds, one-sided, with local slopes and the proof's shape",
           "[analysis][parrots_memorize]") {
@@ -43,7 +24,7 @@ TEST_CASE("parrots_memorize: Theorem 3.5's slopes are upper bounds, one-sided, w
   INFO(r.output);
   REQUIRE((r.code == 0 || r.code == 3 || r.code == 4));
   const json j = read_json(out / "parrots_memorize.json");
-  CHECK(r.code == expected_code(j));
+  CHECK(r.code == exit_code_from_verdicts(j));
   int seen = 0;
   for (const std::string id : {"thm35_expert_n_over_K", "thm35_active_sqrt", "thm35_total_linear"}) {
     const json* c = find_check(j, id);
@@ -73,7 +54,7 @@ TEST_CASE("parrots_phonebook: the MoEs' gap above the dense fit at active parame
   INFO(r.output);
   REQUIRE((r.code == 0 || r.code == 3 || r.code == 4));
   const json j = read_json(out / "parrots_phonebook.json");
-  CHECK(r.code == expected_code(j));
+  CHECK(r.code == exit_code_from_verdicts(j));
   const json* c = find_check(j, "moe_above_active_fit");
   if (c == nullptr) {
     CHECK(j["data"]["dense_fit"].is_string());  // fewer than 3 dense models recalled the smallest book: no fit, no check
