@@ -28,7 +28,8 @@ jobs=${SPARSEACT_JOBS:-$(nproc)}
 packages=(cmake ninja-build g++ git pkg-config
           libeigen3-dev libspectra-dev libboost-math-dev catch2 nlohmann-json3-dev libcli11-dev libfmt-dev
           libopenblas-dev liblapacke-dev gnuplot-nox libglpk-dev zlib1g-dev dataset-fashion-mnist
-          clang-tools-16 python3-numpy python3-scipy openmpi-bin libopenmpi-dev)
+          clang-tools-16 python3-numpy python3-scipy openmpi-bin libopenmpi-dev
+          python3-dev pybind11-dev python3-pytest)  # the last three: the Python module and its tests (issue 31)
 if [ "$mode" = bench ]; then packages+=(python3-torch libfaiss-dev python3-mpi4py python3-pip python3-venv); fi
 if [ "$mode" = fuzz ]; then packages+=(clang-16 libclang-rt-16-dev llvm-16); fi
 
