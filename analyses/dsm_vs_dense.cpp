@@ -87,6 +87,35 @@ struct Design {
   int T_max() const { return widths.back(); }
 };
 
+/// Figures 2, 3 and 7 print curves, not sizes: the smallest effect of interest for "beats", relative MSE.
+constexpr double kBeatsEffect = 0.05;
+
+/// One point of an "a beats b at every point" claim: the runs of a and of b, paired by seed.
+struct Pairing {
+  std::string label;
+  std::vector<std::size_t> a, b;
+};
+
+/// "a beats b at every point": per seed, the smallest relative gain (MSE_b − MSE_a)/MSE_b over the points, so a
+/// seed counts for the claim only as far as a wins at its worst point; θ = E_seed of it > 0 by a one-sided paired t.
+/// Seeds are the clusters: points of one seed share its data, test set and minibatch order.
+Check& beats_everywhere(Analysis& a, Claim c, const ComparisonRuns& R, const std::vector<Pairing>& pairs, const Effect& effect) {
+  std::vector<double> worst;
+  json gains = json::array();
+  for (const Pairing& p : pairs) {
+    const std::vector<double> g = relative_gains(R, p.a, p.b);
+    if (worst.empty()) worst.assign(g.size(), std::numeric_limits<double>::infinity());
+    for (std::size_t r = 0; r < std::min(g.size(), worst.size()); ++r) worst[r] = std::min(worst[r], g[r]);
+    gains.push_back({{"point", p.label}, {"relative_gain_per_seed", g}});
+  }
+  c.detail["relative_gains"] = gains;
+  c.detail["min_over_points_per_seed"] = worst;
+  return direction(a, std::move(c), over_seeds(worst, "min over points of (MSE_b − MSE_a)/MSE_b"), effect);
+}
+
+const Effect kBeats{kBeatsEffect, fmt::format("smallest effect of interest: {:.0f}% of the dense MSE at the worst point (the figures print "
+                                              "curves, not sizes)", 100 * kBeatsEffect), false};
+
 void add_run_tables(Analysis& a, const ComparisonRuns& R) {
   Table sweep{"sweep", {"target", "model", "K", "T", "bits", "seed", "test_mse", "train_mse", "ls_test_mse", "ls_train_mse"}, {}};
   Table history{"history", {"job", "target", "model", "K", "T", "bits", "seed", "group", "epoch", "test_mse"}, {}};
@@ -130,13 +159,13 @@ json check_target(Analysis& a, const ComparisonRuns& R, const Design& sw, int ti
   const int T_max = sw.T_max();
   auto dense = [&](int K) { return R.find(0, ti, ModelKind::dense, K, K, 0); };
   auto verdict = [&](const ModelSpec& m) { return R.beats(R.find(0, ti, m.kind, m.K, m.T, m.bits), dense(m.K)); };
-  std::vector<Point> dsm_pts, lsh_pts, rnd_pts;
+  std::vector<Point> rnd_pts;
+  std::vector<Pairing> lsh_pairs;
   json per_k = json::array(), lsh_k = json::array(), rnd = json::array(), big = json::array();
   int rworse = 0;
   for (int K : sw.units) {
     if (T_max <= K) continue;
     const PairedVerdict v = verdict({ModelKind::dsm_top_k, K, T_max, 0});
-    dsm_pts.push_back({fmt::format("K = {}", K), v.mean_diff, v.margin});
     per_k.push_back({{"K", K}, {"T", T_max}, {"mse_dense", v.mean_b}, {"mse_dsm", v.mean_a}, {"diff", v.mean_diff},
                      {"margin", v.margin}, {"beats", v.beats}});
     if (ti == 2) continue;  // Figure 7 compares DSM and dense only
@@ -148,12 +177,17 @@ json check_target(Analysis& a, const ComparisonRuns& R, const Design& sw, int ti
                    {"random_beats_dense", w.beats}, {"dense_beats_random", worse}});
   }
   const std::string fig = ti == 0 ? "Figure 2(a)" : ti == 1 ? "Figure 3" : "Figure 7 (App. D.2)";
-  for_all(a, {.id = "dsm_beats_dense_" + tn, .claim = "Section 5, " + fig,
-              .statement = fmt::format("MSE_DSM(T = {}, K) < MSE_dense(width K) at every activated-unit count K < T ({} target): "
-                                       "MSE_dense − MSE_DSM above the paired-test margin", T_max, target.name()),
-              .note = fmt::format("Test-target variance {:.4g}. Measured: MSE_dense − MSE_DSM against the margin at each K.", variance),
-              .detail = {{"per_K", per_k}, {"seeds", sw.seeds}}},
-          Relation::greater, dsm_pts, "K values").tolerance["rule"] = kMarginRule;
+  std::vector<Pairing> dsm_pairs;
+  for (int K : sw.units)
+    if (K < T_max) dsm_pairs.push_back({fmt::format("K = {}", K), R.find(0, ti, ModelKind::dsm_top_k, K, T_max, 0), dense(K)});
+  beats_everywhere(a, {.id = "dsm_beats_dense_" + tn, .claim = "Section 5, " + fig,
+                       .statement = fmt::format("MSE_DSM(T = {}, K) < MSE_dense(width K) at every activated-unit count K < T ({} target): "
+                                                "θ = E_seed min_K (MSE_dense − MSE_DSM)/MSE_dense > 0", T_max, target.name()),
+                       .note = fmt::format("Test-target variance {:.4g}. Per seed, the smallest relative gain of DSM over dense across "
+                                           "its {} values of K; one-sided paired t over {} seeds. The old per-K paired-margin rule is in detail.per_K.",
+                                           variance, dsm_pairs.size(), sw.seeds),
+                       .detail = {{"per_K", per_k}, {"seeds", sw.seeds}}},
+                   R, dsm_pairs, kBeats);
   json summary = {{"dsm_vs_dense", per_k}};
   if (ti == 2) return summary;
   for (int m : sw.bits)
@@ -162,16 +196,17 @@ json check_target(Analysis& a, const ComparisonRuns& R, const Design& sw, int ti
       lsh_k.push_back({{"s", K}, {"m", m}, {"buckets_per_table", 1 << m}, {"mse_dense", v.mean_b}, {"mse_lsh", v.mean_a},
                        {"margin", v.margin}, {"beats", v.beats}});
       if ((1 << m) < 2048) continue;  // the paper's claim is for 2^m ≥ 2048 buckets per table
-      lsh_pts.push_back({fmt::format("s = {}, m = {}", K, m), v.mean_diff, v.margin});
+      lsh_pairs.push_back({fmt::format("s = {}, m = {}", K, m), R.find(0, ti, ModelKind::lsh, K, K << m, m), dense(K)});
       big.push_back(lsh_k.back());
     }
-  if (!lsh_pts.empty())
-    for_all(a, {.id = "lsh_beats_dense_" + tn, .claim = "Section 5, " + std::string(ti == 0 ? "Figure 2(b)" : "Figure 3"),
-                .statement = "MSE_LSH(s tables, 2^m ≥ 2048 buckets each) < MSE_dense(width s) at every s (s activated units): "
-                             "MSE_dense − MSE_LSH above the paired-test margin",
-                .note = "Pairs (s, m) with m ≥ 11; smaller tables are in data.summary.",
-                .detail = {{"pairs", big}, {"seeds", sw.seeds}}},
-            Relation::greater, lsh_pts, "(s, m) pairs").tolerance["rule"] = kMarginRule;
+  if (!lsh_pairs.empty())
+    beats_everywhere(a, {.id = "lsh_beats_dense_" + tn, .claim = "Section 5, " + std::string(ti == 0 ? "Figure 2(b)" : "Figure 3"),
+                         .statement = "MSE_LSH(s tables, 2^m ≥ 2048 buckets each) < MSE_dense(width s) at every s (s activated units): "
+                                      "θ = E_seed min_(s, m) (MSE_dense − MSE_LSH)/MSE_dense > 0",
+                         .note = fmt::format("Pairs (s, m) with m ≥ 11; smaller tables are in data.summary. Per seed, the smallest relative "
+                                             "gain over the pairs; one-sided paired t over {} seeds.", sw.seeds),
+                         .detail = {{"pairs", big}, {"seeds", sw.seeds}}},
+                     R, lsh_pairs, kBeats);
   // Figure 4: random hash underperforms dense at the same activated units. Per seed, the smallest relative gain of dense
   // over random hash across K (dense must win at every K); one-sided over seeds.
   std::vector<double> worst(std::size_t(sw.seeds), std::numeric_limits<double>::infinity());
@@ -205,7 +240,7 @@ void check_table1(Analysis& a, const ComparisonRuns& R, const Design& sw, const 
   Table table{"table1", {"flops", "K", "mse_dense", "mse_dsm50", "mse_dsm25", "sd_dense", "sd_dsm50", "sd_dsm25",
                          "paper_dense", "paper_dsm50", "paper_dsm25"}, {}};
   json rows = json::array(), per_row = json::array();
-  std::vector<Point> pts;
+  std::vector<Pairing> t1_pairs;
   for (int row = 0; row < 3; ++row) {
     const int K = sw.table1_units[std::size_t(row)];
     const auto idn = R.find(1, t1, ModelKind::dense, K, K, 0), i50 = R.find(1, t1, ModelKind::dsm_top_k, K, 2 * K, 0),
@@ -215,7 +250,7 @@ void check_table1(Analysis& a, const ComparisonRuns& R, const Design& sw, const 
     const double* paper = kPaperTable1[row];
     table.add_row({flops, double(K), mdn.mean, m50.mean, m25.mean, mdn.sd, m50.sd, m25.sd, paper[0], paper[1], paper[2]});
     const PairedVerdict v = R.beats(i25, idn);
-    pts.push_back({fmt::format("{} FLOPs (K = {})", flops, K), v.mean_diff, v.margin});
+    t1_pairs.push_back({fmt::format("{} FLOPs (K = {})", flops, K), i25, idn});
     rows.push_back({{"flops", flops}, {"K", K}, {"dense", mdn.mean}, {"dsm50", m50.mean}, {"dsm25", m25.mean},
                     {"paper", {paper[0], paper[1], paper[2]}}});
     per_row.push_back({{"flops", flops}, {"mse_dense", v.mean_b}, {"mse_dsm25", v.mean_a}, {"margin", v.margin}, {"beats", v.beats},
@@ -229,14 +264,27 @@ void check_table1(Analysis& a, const ComparisonRuns& R, const Design& sw, const 
                              {"flops_rule", "FLOPs = 2(d+1)·K for K activated units (d = 8: 18·K); 18432/36864/73728 ↔ K = 1024/2048/4096"},
                              {"target_variance", data.test_variance}};
   a.add_table(std::move(table));
-  for_all(a, {.id = "table1_dsm25_beats_dense", .claim = "Table 1",
-              .statement = "at equal FLOPs 2(d+1)K: MSE_DSM(width 4K, 25% active) < MSE_dense(width K), each row: MSE_dense − MSE_DSM25 "
-                           "above the paired-test margin (paper: 0.009655 < 0.01015, 0.005054 < 0.01009, 0.001799 < 0.01046)",
-              .note = fmt::format("Table 1 on the {} target (the paper does not name it; its MSEs ≈ 0.01 fit the hypercube "
-                                  "function's variance (2/3)^d, here {:.4g}). Widths K = {}.",
-                                  target.name(), data.test_variance, fmt::join(sw.table1_units, "/")),
-              .detail = {{"rows", per_row}, {"seeds", sw.table1_seeds}}},
-          Relation::greater, pts, "rows").tolerance["rule"] = kMarginRule;
+  // The paper's own gains, (dense − DSM25)/dense per row: 4.9%, 50%, 83%; the worst row's is the effect that counts, and it is
+  // the paper's only at the paper's widths.
+  double papers_worst = 1;
+  for (const double* row : kPaperTable1) papers_worst = std::min(papers_worst, (row[0] - row[2]) / row[0]);
+  const bool papers_widths = sw.table1_units == std::vector<int>{1024, 2048, 4096};
+  beats_everywhere(a, {.id = "table1_dsm25_beats_dense", .claim = "Table 1",
+                       .statement = "at equal FLOPs 2(d+1)K: MSE_DSM(width 4K, 25% active) < MSE_dense(width K) in every row: θ = E_seed "
+                                    "min_row (MSE_dense − MSE_DSM25)/MSE_dense > 0 (paper: 0.009655 < 0.01015, 0.005054 < 0.01009, "
+                                    "0.001799 < 0.01046)",
+                       .note = fmt::format("Table 1 on the {} target (the paper does not name it; its MSEs ≈ 0.01 fit the hypercube "
+                                           "function's variance (2/3)^d, here {:.4g}). Widths K = {}{}. Per seed, the smallest relative gain "
+                                           "over the rows; one-sided paired t over {} seeds.",
+                                           target.name(), data.test_variance, fmt::join(sw.table1_units, "/"),
+                                           papers_widths ? "" : " (departure: the paper's are 1024/2048/4096; --table1-units sets them)",
+                                           sw.table1_seeds),
+                       .detail = {{"rows", per_row}, {"seeds", sw.table1_seeds}}},
+                   R, t1_pairs,
+                   papers_widths ? Effect{papers_worst, fmt::format("paper 000 Table 1, its worst row: (0.01015 − 0.009655)/0.01015 = {:.1f}%",
+                                                                    100 * papers_worst), true}
+                                 : Effect{papers_worst, fmt::format("Table 1's worst-row gain {:.1f}%, at the paper's widths only: a smallest "
+                                                                    "effect of interest here", 100 * papers_worst), false});
   const int K0 = sw.table1_units[0], K2 = sw.table1_units[2];
   const auto small = R.find(1, t1, ModelKind::dsm_top_k, K0, 4 * K0, 0), large = R.find(1, t1, ModelKind::dense, K2, K2, 0);
   const PairedVerdict v = R.beats(small, large);
