@@ -75,6 +75,7 @@ int main(int argc, char** argv) {
       return;
     }
 
+    const std::vector<double> load_before = load_average();  // 1-, 5-, 15-minute: how quiet the machine was
     const auto [rc, out] = run_capture({python, peer_script("python_overhead.py").string(), "--threads", std::to_string(threads), "--repeats",
                                         std::to_string(repeats), "--width", std::to_string(width), "--depth", std::to_string(depth), "--d-in",
                                         std::to_string(d_in), "--batch", std::to_string(batch), "--probes", std::to_string(probes), "--seed",
@@ -113,6 +114,8 @@ int main(int argc, char** argv) {
                        "probes {:.4g} s, {:+.2f} %), {} threads\n", shape, ours, peer, 100 * (ours / peer - 1), drawing,
                100 * (ours / drawing - 1), threads);
     a.result.data["peer"] = r;
+    a.result.data["load_average_before"] = load_before;
+    a.result.data["load_average_after"] = load_average();
     Table t{"timings", {"repeat", "ours_s", "peer_s"}, {}};
     for (std::size_t i = 0; i < ours_s.size(); ++i) t.add_row({double(i), ours_s[i], peer_s[i]});
     a.add_table(std::move(t));
