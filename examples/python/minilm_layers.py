@@ -31,7 +31,8 @@ def cell(x):
     return "-" if isinstance(x, float) and math.isnan(x) else f"{x:.4g}"
 
 
-print(f"{len(rows)} layers, {len(skipped)} tensors skipped (biases, LayerNorms: 1-D)")
+reasons = sorted({s["reason"] for s in skipped})
+print(f"{len(rows)} layers, {len(skipped)} tensors skipped ({", ".join(reasons)})")
 print(f"{'layer':<48} {'shape':>10} {'lambda_max':>10} {'st.rank':>8} {'alpha':>6} {'p_MP':>7} {'spikes':>6} {'kappa':>8} {'kappa_init_hi':>13}")
 for r in rows:
     name = r["name"].removesuffix(".weight")[-48:]
