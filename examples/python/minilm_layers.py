@@ -32,7 +32,7 @@ def cell(x):
 
 
 reasons = sorted({s["reason"] for s in skipped})
-print(f"{len(rows)} layers, {len(skipped)} tensors skipped ({", ".join(reasons)})")
+print(f"{len(rows)} layers, {len(skipped)} tensors skipped ({', '.join(reasons)})")
 print(f"{'layer':<48} {'shape':>10} {'lambda_max':>10} {'st.rank':>8} {'alpha':>6} {'p_MP':>7} {'spikes':>6} {'kappa':>8} {'kappa_init_hi':>13}")
 for r in rows:
     name = r["name"].removesuffix(".weight")[-48:]

@@ -336,3 +336,14 @@ def test_torch_hessian_example():
                        capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
     assert "contains the exact trace" in p.stdout, p.stdout
+
+
+def test_minilm_example():
+    ckpt = ROOT / "models" / "minilm" / "model.safetensors"
+    if not ckpt.exists():
+        pytest.skip(f"{ckpt} is absent (examples/fetch_minilm.sh downloads it)")
+    p = subprocess.run([sys.executable, str(ROOT / "examples" / "python" / "minilm_layers.py"), str(ckpt), "--match", r"layer\.0\."],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("6 layers,"), p.stdout
+    assert "encoder.layer.0.intermediate.dense" in p.stdout
