@@ -55,6 +55,20 @@ std::vector<Point> relative_changes(const std::vector<std::vector<Run>>& runs, d
   return out;
 }
 
+/// Evidence over paired seeds that the mean of `per_seed` is > 0: a one-sample t (paired_t_test against 0).
+Evidence over_seeds(const std::vector<double>& per_seed, const std::string& what) {
+  const stats::TTest t = stats::paired_t_test(per_seed, std::vector<double>(per_seed.size(), 0.0), stats::Alternative::greater);
+  return evidence(t, per_seed.size(), "paired seeds", "paired t over seeds of " + what);
+}
+
+/// The reductions −(modified − vanilla)/vanilla per seed, > 0 where the modification lowers the fraction (sign −1: the
+/// relative changes themselves).
+std::vector<double> reductions(const std::vector<Point>& changes, double sign = 1) {
+  std::vector<double> out;
+  for (const Point& p : changes) out.push_back(-sign * p.measured);
+  return out;
+}
+
 plot::Figure training_figure(const std::vector<std::vector<Run>>& runs, int blocks) {
   plot::Figure fig{.name = "sparsity_training",
                    .title = "paper 001 §7.1: fraction of activated neurons on training batches (layer average, seed 0)",
@@ -180,27 +194,40 @@ int main(int argc, char** argv) {
         "Vanilla {:.4f} / {:.4f} (train / test fraction activated), accuracy {:.4f}; modified {:.4f} / {:.4f}, accuracy {:.4f}",
         blocks, d, n, lr, wd, batch, steps, seeds, std::string(nn::kFashionMnistNote) + " " + records[0].str("data"), test_n, tr[0], te[0],
         acc[0], tr[1], te[1], acc[1]);
-    for_all(a, {.id = "training_sparsity_lower",
-                .claim = "Section 7.1 (Tables 1-2)",
-                .statement = "the modification lowers the training fraction of activated neurons (integrated over steps, averaged over "
-                             "layers), for every paired seed: relative change (modified − vanilla) / vanilla < 0",
-                .note = fmt::format("Relative change of the seeds' means {:.4g} (paper: −55.92% ViT, −49.25% T5). {}", dtr, setting),
-                .detail = {{"relative_change_of_means", dtr}, {"paper", {{"vit", -0.5592}, {"t5", -0.4925}}}}},
-            Relation::less, relative_changes(runs, &Run::integrated_train), "seeds");
-    for_all(a, {.id = "testing_sparsity_lower",
-                .claim = "Section 7.1 (Tables 1-2)",
-                .statement = "the modification lowers the testing fraction of activated neurons after training, for every paired seed: "
-                             "relative change (modified − vanilla) / vanilla < 0",
-                .note = fmt::format("Relative change of the seeds' means {:.4g} (paper: −36.03% ViT, −39.64% T5). {}", dte, setting),
-                .detail = {{"relative_change_of_means", dte}, {"paper", {{"vit", -0.3603}, {"t5", -0.3964}}}}},
-            Relation::less, relative_changes(runs, &Run::test), "seeds");
-    at_least(a, {.id = "accuracy_cost",
-                 .claim = "Section 7.1 (Table 1)",
-                 .statement = "the sparsity costs little accuracy: modified test accuracy ≥ vanilla − 2 points (paper: −0.58 points, ViT)",
-                 .note = setting,
-                 .detail = {{"vanilla", acc[0]}, {"modified", acc[1]}}},
-             acc[1], acc[0], 0.02)
-        .tolerance["derivation"] = "our choice: a few times the paper's 0.58-point drop";
+    // The paper's relative changes (−36% to −56%) are for ViT-Base and T5-Base; this miniature departs from them, so the
+    // effect that counts is a stated 10% reduction, not the paper's (which a small MLP need not reach).
+    constexpr double kReduction = 0.10;
+    const Effect reduction{kReduction, "smallest effect of interest: a 10% relative reduction (the paper's −36% to −56% are ViT-Base and "
+                                       "T5-Base numbers; this is a miniature)", false};
+    const std::string departure = "Departure: a ReLU MLP in miniature on Fashion-MNIST, not ViT-Base/ImageNet-1K or T5-Base/C4. ";
+    const std::vector<Point> train_changes = relative_changes(runs, &Run::integrated_train), test_changes = relative_changes(runs, &Run::test);
+    direction(a, {.id = "training_sparsity_lower",
+                  .claim = "Section 7.1 (Tables 1-2)",
+                  .statement = "the modification lowers the training fraction of activated neurons (integrated over steps, averaged over "
+                               "layers): θ = E_seed (vanilla − modified)/vanilla > 0, one-sided",
+                  .note = departure + fmt::format("Relative change of the seeds' means {:.4g} (paper: −55.92% ViT, −49.25% T5). {}", dtr, setting),
+                  .detail = {{"relative_change_per_seed", reductions(train_changes, -1)}, {"relative_change_of_means", dtr}, {"paper", {{"vit", -0.5592}, {"t5", -0.4925}}}}},
+              over_seeds(reductions(train_changes), "(vanilla − modified)/vanilla, training fraction"), reduction);
+    direction(a, {.id = "testing_sparsity_lower",
+                  .claim = "Section 7.1 (Tables 1-2)",
+                  .statement = "the modification lowers the testing fraction of activated neurons after training: θ = E_seed "
+                               "(vanilla − modified)/vanilla > 0, one-sided",
+                  .note = departure + fmt::format("Relative change of the seeds' means {:.4g} (paper: −36.03% ViT, −39.64% T5). {}", dte, setting),
+                  .detail = {{"relative_change_per_seed", reductions(test_changes, -1)}, {"relative_change_of_means", dte}, {"paper", {{"vit", -0.3603}, {"t5", -0.3964}}}}},
+              over_seeds(reductions(test_changes), "(vanilla − modified)/vanilla, testing fraction"), reduction);
+    // "A small cost in accuracy" as non-inferiority: θ = E_seed (modified − vanilla) + Δ > 0 with Δ = 2 points, our choice
+    // of a few times the paper's 0.58-point drop; the effect that counts is no loss at all (θ = Δ).
+    constexpr double kAccuracyMargin = 0.02;
+    std::vector<double> accuracy_margin;
+    for (std::size_t sd = 0; sd < runs[0].size(); ++sd) accuracy_margin.push_back(runs[1][sd].accuracy - runs[0][sd].accuracy + kAccuracyMargin);
+    direction(a, {.id = "accuracy_cost",
+                  .claim = "Section 7.1 (Table 1)",
+                  .statement = "the sparsity costs little accuracy (non-inferiority): θ = E_seed (modified − vanilla test accuracy) + 2 points > 0 "
+                               "(paper: −0.58 points, ViT)",
+                  .note = departure + fmt::format("Margin 2 points: our choice, a few times the paper's 0.58-point drop. {}", setting),
+                  .detail = {{"vanilla", acc[0]}, {"modified", acc[1]}, {"margin", kAccuracyMargin}}},
+              over_seeds(accuracy_margin, "modified − vanilla accuracy + 2 points"),
+              {kAccuracyMargin, "no accuracy lost at all (θ = the 2-point margin)", false});
 
     // --- Figures (Fig. 5c / 6e) and tables ------------------------------------------------------------
     a.add_figure(training_figure(runs, blocks));
