@@ -89,7 +89,12 @@ int main(int argc, char** argv) {
   analysis.scaled_option("--n", n, 768, 3072, "rows of K (MLP hidden width)")->check(CLI::Range(2, 40000));
   analysis.scaled_option("--d", d, 192, 768, "columns of K (model width)")->check(CLI::Range(2, 40000));
   analysis.scaled_option("--trials", trials, 3, 10, "independent draws of K")->check(CLI::Range(1, 10000));
-  analysis.scaled_option("--eta-samples", eta_samples, 200, 1000, "η vectors per source for Theorem 6")->check(CLI::Range(1, 100000));
+  analysis.scaled_option("--eta-samples", eta_samples, 200, 1000, "the most η vectors per source for Theorem 6 (the cap)")->check(CLI::Range(1, 100000));
+  double eta_tol = 0.01;
+  app.add_option("--eta-tol", eta_tol,
+                 "draw η (batches of 25, at least 25) until the 95% interval of mean r = ‖Pη‖²/‖η‖² is within this fraction of it; "
+                 "0: always draw --eta-samples")
+      ->check(CLI::Range(0.0, 1.0))->capture_default_str();
   app.add_option("--init", init_name, "initialisation")->check(CLI::IsMember({"xavier", "kaiming"}))->capture_default_str();
   app.add_option("--dist", dist_name, "entry distribution")->check(CLI::IsMember({"normal", "uniform"}))->capture_default_str();
   app.add_option("--alpha", alpha, "family-wise level of the Tracy–Widom allowance")->check(CLI::Range(1e-12, 0.5))->capture_default_str();
@@ -155,11 +160,17 @@ int main(int argc, char** argv) {
           const Eigen::MatrixXd& K = first();
           const int source_id = static_cast<int>(i) - trials;
           if (eta_sources[source_id] == EtaSource::gaussian) readout();
-          const Eigen::MatrixXd eta = sample_eta(K, eta_sources[source_id], eta_samples, a.common.seed, stream_id(1000, source_id), readout);
           // P needs full-rank K: trial 0's spectrum decides (below); a failed factor only says so here.
           if (!first_factor().full_rank) return Record().set("no_factor", 1.0);
-          const ProjectionTerms t = projection_terms(K, first_factor(), eta);
-          return Record().set("quadratic", as_vector(t.quadratic)).set("projected", as_vector(t.projected)).set("norm2", as_vector(t.norm2));
+          // η until mean r is known to --eta-tol (issue 28: 1,000 fixed η were most of the run), --eta-samples the cap.
+          const stats::StoppingRule rule{.min_samples = std::min(25, eta_samples), .max_samples = eta_samples, .alpha = 0.05,
+                                         .abs_tol = 0.0, .rel_tol = eta_tol};
+          const SequentialTerms q = projection_terms_until(K, first_factor(), eta_sources[source_id], rule, 25, a.common.seed,
+                                                           stream_id(1000, source_id), readout);
+          const ProjectionTerms& t = q.terms;
+          return Record().set("quadratic", as_vector(t.quadratic)).set("projected", as_vector(t.projected)).set("norm2", as_vector(t.norm2))
+                         .set("drawn", double(q.drawn)).set("r_lo", q.r_interval.lo).set("r_hi", q.r_interval.hi)
+                         .set("converged", q.converged ? 1.0 : 0.0);
         }});
     std::vector<Spectrum> spectra;
     for (int t = 0; t < trials; ++t) spectra.push_back(spectrum_of(records[t], n, d));
@@ -214,7 +225,7 @@ int main(int argc, char** argv) {
 
     // Theorem 6 on the first matrix: ηᵀKKᵀη ≥ λ_min⁺ ‖Pη‖², for two sources of η.
     const double lmin = spectra[0].lambda_min_nonzero(), lmax = spectra[0].lambda_max();
-    Table thm6{"theorem6", {"source", "sample", "quadratic", "projected_norm2", "norm2", "bound_ratio", "r"}, {}};
+    Table thm6{"theorem6", {"source", "sample", "quadratic", "projected_norm2", "norm2", "bound_ratio", "r", "drawn", "mean_r_lo", "mean_r_hi"}, {}};
     int source_id = 0;
     for (EtaSource eta_source : {EtaSource::gaussian, EtaSource::relu_gradient}) {
       const Record& rec = records[static_cast<std::size_t>(trials + source_id)];
@@ -222,23 +233,30 @@ int main(int argc, char** argv) {
       if (rec.has("no_factor")) throw std::runtime_error("projection_terms: KᵀK is not positive definite (K rank-deficient)");
       const ProjectionTerms terms{as_eigen(rec.arr("quadratic")), as_eigen(rec.arr("projected")), as_eigen(rec.arr("norm2"))};
       const Theorem6Summary s6 = theorem6_summary(terms, lmin, lmax);
+      const double drawn = rec.num("drawn"), r_lo = rec.num("r_lo"), r_hi = rec.num("r_hi");
+      const bool converged = rec.num("converged") != 0;
       for (Eigen::Index j = 0; j < terms.quadratic.size(); ++j)
         if (!std::isnan(s6.bound_ratio(j)))
-          thm6.add_row({double(source_id), double(j), terms.quadratic(j), terms.projected(j), terms.norm2(j), s6.bound_ratio(j), s6.r(j)});
+          thm6.add_row({double(source_id), double(j), terms.quadratic(j), terms.projected(j), terms.norm2(j), s6.bound_ratio(j), s6.r(j),
+                        drawn, r_lo, r_hi});
       at_least(a, {.id = fmt::format("thm6_{}", to_string(eta_source)), .claim = "Theorem 6",
                    .statement = "ηᵀ K Kᵀ η ≥ λ_min⁺(K Kᵀ) · ‖P η‖² for every η (P: projection onto the column space of K)",
                    .note = fmt::format("min over {} η of ηᵀKKᵀη / (λ_min⁺‖Pη‖²); ‖Pη‖² by a Cholesky solve, λ_min⁺ by the "
-                                       "eigensolver. η: {}. Mean r = ‖Pη‖²/‖η‖² = {:.4f} (d/n = {:.4f}); mean "
+                                       "eigensolver. η: {}. {} η drawn ({}; cap {}): the inequality holds for every η, so the count "
+                                       "prices mean r only, 95% interval [{:.4f}, {:.4f}]. Mean r = ‖Pη‖²/‖η‖² = {:.4f} (d/n = {:.4f}); mean "
                                        "ηᵀKKᵀη/(λ_max‖Pη‖²) = {:.4f}, so λ_min⁺ is within a factor {:.2f} of the typical Rayleigh quotient.",
                                        s6.used, eta_source == EtaSource::gaussian ? "N(0, I_n)" :
                                        "effective gradients g_α ⊙ 1[Kx>0] of a ReLU block y = V ReLU(Kx) at Xavier "
                                        "initialisation, LayerNorm-ed inputs, squared loss against Gaussian targets",
-                                       s6.mean_r, static_cast<double>(std::min(n, d)) / n, s6.mean_rayleigh, s6.mean_rayleigh * lmax / lmin),
+                                       drawn, converged ? fmt::format("until its half-width ≤ {:g} × mean r", eta_tol) : "the cap reached first",
+                                       eta_samples, r_lo, r_hi, s6.mean_r, static_cast<double>(std::min(n, d)) / n, s6.mean_rayleigh, s6.mean_rayleigh * lmax / lmin),
                    .detail = {{"samples", s6.used}, {"table", "theorem6.csv"}}},
                s6.min_bound_ratio, 1.0, theorem6_rounding_tolerance(lmin, lmax, n, d))
           .tolerance["derivation"] = "64·κ·max(n,d)·ε rounding of the two quadratic forms";
       r.data[fmt::format("theorem6_{}", to_string(eta_source))] = {{"min_bound_ratio", s6.min_bound_ratio}, {"mean_r", s6.mean_r},
-                                                                   {"mean_rayleigh_over_lambda_max", s6.mean_rayleigh}, {"samples", s6.used}};
+                                                                   {"mean_rayleigh_over_lambda_max", s6.mean_rayleigh}, {"samples", s6.used},
+                                                                   {"drawn", drawn}, {"mean_r_interval", {r_lo, r_hi}}, {"converged", converged},
+                                                                   {"eta_tol", eta_tol}, {"cap", eta_samples}};
       ++source_id;
     }
 

@@ -9,11 +9,13 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <stdexcept>
 #include <vector>
 
 #include <Eigen/Dense>
 
 #include <sparseact/core/rng.hpp>
+#include <sparseact/core/stats.hpp>
 #include <sparseact/spectral/esd.hpp>
 #include <sparseact/spectral/finite_size.hpp>
 #include <sparseact/spectral/init.hpp>
@@ -140,6 +142,37 @@ TEST_CASE("Theorem 6 summary: hand-made terms and K with orthogonal columns", "[
   const double tol = theorem6_rounding_tolerance(sb.lambda_min_nonzero(), sb.lambda_max(), n, d);
   CHECK(tol < 1e-5);  // κ = 7·10⁶ makes the allowance about 3·10⁻⁶
   CHECK(theorem6_summary(projection_terms(Kb, Q), sb.lambda_min_nonzero(), sb.lambda_max()).min_bound_ratio >= 1.0 - tol);
+}
+
+TEST_CASE("Theorem 6's sequential η: the batches are sample_eta's, and the stopped interval covers E r = d/n", "[spectral][thm6]") {
+  const Eigen::Index n = 120, d = 30;
+  const Eigen::MatrixXd K = init_weights(n, d, Init::xavier, Distribution::normal, 4, 7);
+  const ColumnSpace P = column_space(K);
+  REQUIRE(P.full_rank);
+  const auto no_readout = []() -> const Eigen::MatrixXd& { throw std::logic_error("the Gaussian source needs no readout"); };
+  // rel_tol 0 never stops early: the cap, 4 batches of 25, each batch b drawn from stream_id(stream, 16 + b).
+  const stats::StoppingRule fixed{.min_samples = 25, .max_samples = 100, .alpha = 0.05, .abs_tol = 0.0, .rel_tol = 0.0};
+  const SequentialTerms all = projection_terms_until(K, P, EtaSource::gaussian, fixed, 25, 11, 3, no_readout);
+  CHECK(all.drawn == 100);
+  CHECK_FALSE(all.converged);
+  for (std::uint64_t b = 0; b < 4; ++b) {
+    const ProjectionTerms t = projection_terms(K, P, sample_eta(K, EtaSource::gaussian, 25, 11, stream_id(3, 16 + b)));
+    CHECK(all.terms.quadratic.segment(Eigen::Index(25 * b), 25) == t.quadratic);
+    CHECK(all.terms.projected.segment(Eigen::Index(25 * b), 25) == t.projected);
+    CHECK(all.terms.norm2.segment(Eigen::Index(25 * b), 25) == t.norm2);
+  }
+  // For η ~ N(0, I_n), r = ‖Pη‖²/‖η‖² ~ Beta(d/2, (n − d)/2): E r = d/n exactly. The rule stops once the 95%
+  // interval is within 3% of mean r; over 60 seeds it must cover d/n about 57 times (fewer than 50: P < 0.1%).
+  const stats::StoppingRule rule{.min_samples = 25, .max_samples = 2000, .alpha = 0.05, .abs_tol = 0.0, .rel_tol = 0.03};
+  int covered = 0;
+  for (std::uint64_t seed = 0; seed < 60; ++seed) {
+    const SequentialTerms q = projection_terms_until(K, P, EtaSource::gaussian, rule, 25, seed, 3, no_readout);
+    REQUIRE(q.converged);
+    CHECK(q.drawn < 2000);
+    CHECK(q.r_interval.half_width() <= 0.03 * q.mean_r);
+    covered += q.r_interval.contains(double(d) / double(n));
+  }
+  CHECK(covered >= 50);
 }
 
 TEST_CASE("finite-size cell equals a direct recomputation from the same draws", "[spectral][sweep]") {

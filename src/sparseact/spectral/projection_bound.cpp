@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <vector>
 
 #include <Eigen/Cholesky>
 #include <fmt/format.h>
@@ -123,6 +124,36 @@ Eigen::MatrixXd sample_eta(const Eigen::MatrixXd& K, EtaSource source, Eigen::In
   // negative g_α masked out stays −0.0), γ never stored.
   eta.array() *= (R.array() > 0).cast<double>();
   return eta;
+}
+
+SequentialTerms projection_terms_until(const Eigen::MatrixXd& K, const ColumnSpace& P, EtaSource source, const stats::StoppingRule& rule,
+                                       Eigen::Index batch, std::uint64_t seed, std::uint64_t stream,
+                                       const std::function<const Eigen::MatrixXd&()>& readout) {
+  rule.validate();
+  if (batch < 1) throw std::invalid_argument("projection_terms_until: batch must be ≥ 1");
+  const Eigen::Index cap = std::max<Eigen::Index>(1, rule.max_samples);
+  SequentialTerms out;
+  std::vector<ProjectionTerms> parts;
+  stats::RunningMean r;
+  for (std::uint64_t b = 0; out.drawn < cap && !(r.count() > 0 && rule.done(r)); ++b) {
+    const Eigen::Index m = std::min(batch, cap - out.drawn);
+    ProjectionTerms t = projection_terms(K, P, sample_eta(K, source, m, seed, stream_id(stream, 16 + b), readout));
+    for (Eigen::Index j = 0; j < m; ++j)
+      if (t.projected(j) != 0) r.push(t.projected(j) / t.norm2(j));
+    out.drawn += m;
+    parts.push_back(std::move(t));
+  }
+  const auto concat = [&](Eigen::VectorXd ProjectionTerms::*field) {
+    Eigen::VectorXd v(out.drawn);
+    Eigen::Index at = 0;
+    for (const ProjectionTerms& t : parts) v.segment(at, (t.*field).size()) = t.*field, at += (t.*field).size();
+    return v;
+  };
+  out.terms = {concat(&ProjectionTerms::quadratic), concat(&ProjectionTerms::projected), concat(&ProjectionTerms::norm2)};
+  out.mean_r = r.mean();
+  out.r_interval = r.count() >= 2 ? r.interval(rule.alpha) : stats::Interval{-INFINITY, INFINITY};
+  out.converged = r.count() > 0 && rule.satisfied(r);
+  return out;
 }
 
 EtaSource parse_eta_source(const std::string& name) {

@@ -15,6 +15,7 @@
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
 
+#include <sparseact/core/stats.hpp>
 #include <sparseact/spectral/spectrum.hpp>
 
 namespace sparseact::spectral {
@@ -84,6 +85,23 @@ Eigen::MatrixXd relu_readout(Eigen::Index n, Eigen::Index d, std::uint64_t seed,
 /// returns relu_readout(n, d, seed, stream).
 Eigen::MatrixXd sample_eta(const Eigen::MatrixXd& K, EtaSource source, Eigen::Index samples, std::uint64_t seed,
                            std::uint64_t stream, const std::function<const Eigen::MatrixXd&()>& readout);
+
+/// Theorem 6's terms for η drawn in batches until the mean of r = ‖Pη‖²/‖η‖² is known to the stopping
+/// rule's tolerance: after each batch of `batch` η (batch b from stream_id(stream, 16 + b); the ReLU
+/// source's V from `readout`, shared by all batches), r of each η with Pη ≠ 0 is pushed in order into a
+/// stats::RunningMean, and drawing stops once rule.done() (its (1 − α) Student-t interval within
+/// max(abs_tol, rel_tol·mean r), at least min_samples, at most max_samples η, the cap). The inequality
+/// holds for every η, so the stop never decides the verdict; it prices the mean r the report quotes.
+struct SequentialTerms {
+  ProjectionTerms terms;        ///< every η drawn, in order
+  double mean_r = 0;            ///< over the η with Pη ≠ 0
+  stats::Interval r_interval;   ///< its (1 − α) interval at the stop
+  Eigen::Index drawn = 0;       ///< η drawn (a multiple of `batch`, or the cap)
+  bool converged = false;       ///< the tolerance was met (false: the cap was reached first)
+};
+SequentialTerms projection_terms_until(const Eigen::MatrixXd& K, const ColumnSpace& P, EtaSource source, const stats::StoppingRule& rule,
+                                       Eigen::Index batch, std::uint64_t seed, std::uint64_t stream,
+                                       const std::function<const Eigen::MatrixXd&()>& readout);
 
 EtaSource parse_eta_source(const std::string& name);
 const char* to_string(EtaSource source) noexcept;
