@@ -242,6 +242,36 @@ TEST_CASE("sparseact_report counts every verdict and kind, lists what is wrong, 
   CHECK(md.find("Self-checks of our own construction") != std::string::npos);
 }
 
+TEST_CASE("sparseact_report sets each at-scale claim beside the default run's verdict of the same check", "[analysis][report]") {
+  const fs::path root = fresh_dir("report_at_scale");
+  fs::create_directories(root / "fake");
+  fs::create_directories(root / "at-scale" / "fake");
+  const auto result = [](const std::string& verdict, int n, int trials) {
+    const json power = {{"power", n > 50 ? 0.97 : 0.3}, {"effect", 0.05}, {"effect_source", "stated"}, {"n", n}, {"unit", "trials"},
+                        {"n_for_80", 114}};
+    const json c = {{"id", "p_at_least"}, {"kind", "claim"}, {"claim", "paper 042 Lemma 1"}, {"statement", "P ≥ 0.9 at every point"},
+                    {"predicted", "θ > 0"}, {"measured", 1}, {"verdict", verdict}, {"holds", verdict == "holds"},
+                    {"tolerance", json::object()}, {"note", ""}, {"detail", nullptr}, {"power", power}};
+    return json{{"analysis", "fake"}, {"paper", "042"}, {"elapsed_s", 12.0 * trials}, {"params", {{"trials", trials}, {"out", "x"}}},
+                {"checks", json::array({c})}};
+  };
+  std::ofstream(root / "fake" / "fake.json") << result("inconclusive", 30, 30).dump();
+  std::ofstream(root / "at-scale" / "fake" / "fake.json") << result("holds", 120, 120).dump();
+  const Run r = run("sparseact_report " + root.string());
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  std::ifstream in(root / "REPORT.md");
+  const std::string md(std::istreambuf_iterator<char>(in), {});
+  INFO(md);
+  // The at-scale folder is not an analysis of its own: the default run alone is counted.
+  CHECK(md.find("| 042 | 0 | 0 | 0 | 1 | 0 | 0 (0) |") != std::string::npos);
+  const std::size_t at = md.find("### At larger scale");
+  REQUIRE(at != std::string::npos);
+  const std::string row = md.substr(md.find("| [fake › p_at_least]", at), 400);
+  CHECK(row.find("| inconclusive | 30 trials | --trials 30 → 120 | 120 trials | 1440 s | 0.97 | holds | P ≥ 0.9 at every point |") !=
+        std::string::npos);
+}
+
 TEST_CASE("sparseact_report --bench prints one row per speed check with the ratio of medians and the verdict", "[analysis][report]") {
   const fs::path root = fresh_dir("bench_report");
   fs::create_directories(root / "fake_bench");

@@ -79,12 +79,12 @@ std::string verdict_cell(const json& check) {
   return v;
 }
 
-/// A note cut to its first 300 characters (at a space) for the summary lists; the table row and the
-/// JSON keep it whole.
-std::string shortened(const std::string& text) {
-  if (text.size() <= 300) return text;
-  std::size_t cut = text.rfind(' ', 300);
-  if (cut == std::string::npos || cut < 200) cut = 300;
+/// A note cut to its first `length` characters (at a space) for the summary lists; the table row and
+/// the JSON keep it whole.
+std::string shortened(const std::string& text, std::size_t length = 300) {
+  if (text.size() <= length) return text;
+  std::size_t cut = text.rfind(' ', length);
+  if (cut == std::string::npos || cut < 2 * length / 3) cut = length;
   while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
   return text.substr(0, cut) + " …";
 }
@@ -134,6 +134,55 @@ int bench_table(const fs::path& root) {
   return 0;
 }
 
+/// The flags in which a larger run departs from the default one ("trials 30 → 120").
+std::string params_changed(const json& defaults, const json& larger) {
+  std::string out;
+  if (!larger.is_object()) return out;
+  for (const auto& [key, value] : larger.items()) {
+    const json was = defaults.is_object() && defaults.contains(key) ? defaults[key] : json();
+    if (was == value || key == "out" || key == "resume" || key == "threads") continue;
+    out += fmt::format("{}--{} {} → {}", out.empty() ? "" : ", ", key, was.is_null() ? "—" : cell(was), cell(value));
+  }
+  return out.empty() ? "the default flags" : out;
+}
+
+/// The size a statistical verdict rests on: "120 trials per grid point".
+std::string size_of(const json& check) {
+  const json& p = check.value("power", json());
+  if (!p.is_object() || !p.value("n", json()).is_number()) return "—";
+  return fmt::format("{} {}", cell(p["n"]), cell(p.value("unit", json())));
+}
+
+/// "At larger scale": every claim of FIGURES/at-scale/<name>/<name>.json beside the default run's
+/// verdict of the same check (matched by id): the larger run's flags, size, wall time, power and
+/// verdict, and what the paper states.
+std::string at_scale_section(const fs::path& root, const std::map<std::string, json>& defaults) {
+  const fs::path dir = root / "at-scale";
+  if (!fs::is_directory(dir)) return {};
+  std::string rows;
+  for (const auto& [name, r] : read_results(dir)) {
+    const auto d = defaults.find(name);
+    for (const auto& c : r["checks"]) {
+      if (kind_of(c) != "claim") continue;
+      json before;
+      if (d != defaults.end())
+        for (const auto& b : d->second["checks"])
+          if (b.value("id", "") == c.value("id", "")) before = b;
+      const json& p = c.value("power", json());
+      rows += fmt::format("| [{} › {}](at-scale/{}/{}.json) | {} | {} | {} | {} | {:.0f} s | {} | {} | {} |\n", name, cell(c.value("id", json())),
+                          name, name, before.is_null() ? "—" : verdict_of(before), before.is_null() ? "—" : size_of(before),
+                          params_changed(d != defaults.end() ? d->second.value("params", json()) : json(), r.value("params", json())),
+                          size_of(c), r.value("elapsed_s", 0.0),
+                          p.is_object() && p.value("power", json()).is_number() ? fmt::format("{:.2f}", p["power"].get<double>()) : "—",
+                          verdict_cell(c), cell(shortened(c.value("statement", ""), 160)));
+    }
+  }
+  if (rows.empty()) return {};
+  return "### At larger scale\n\nClaims rerun beyond the default scale (`figures/at-scale/`), beside the default run's verdict. "
+         "Wall time on this 2-core machine.\n\n| check | default verdict | default size | larger run | its size | wall time | power | "
+         "verdict | the claim as stated |\n|---|---|---|---|---|---|---|---|---|\n" + rows + "\n";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -149,7 +198,9 @@ int main(int argc, char** argv) {
   }
   if (bench) return bench_table(root);
   std::map<std::string, std::map<std::string, json>> by_paper;  // paper → analysis → result
-  for (auto& [name, r] : read_results(root)) {
+  const std::map<std::string, json> results = read_results(root);
+  const std::string at_scale = at_scale_section(root, results);
+  for (auto [name, r] : results) {
     const std::string paper = r.value("paper", "?");  // before the move: `=` evaluates its right side first
     by_paper[paper][name] = std::move(r);
   }
@@ -250,6 +301,7 @@ int main(int argc, char** argv) {
         (unsettled.empty() ? std::string("Every statistical claim was settled at this scale.\n") : unsettled) + "\n";
   md += "### Where we depart from the paper's setup\n\n" +
         (departures.empty() ? std::string("No departure is stated in a check's note.\n") : departures) + "\n";
+  md += at_scale;
   md += body;
   sparseact::write_file_atomic(root / "REPORT.md", md);
   std::printf("sparseact_report: %d claims hold, %d contradicted, %d errata, %d inconclusive; %d observations, %d self-checks "
