@@ -28,7 +28,9 @@ inline void probe_columns(Eigen::MatrixXd& Z, Eigen::Index n, Eigen::Index first
     Rng rng(seed, stream_id(stream, static_cast<std::uint64_t>(first + j)));
     double* z = Z.col(j).data();
     if (kind == ProbeKind::rademacher) {
-      for (Eigen::Index i = 0; i < n; ++i) z[i] = rng.rademacher();
+      // rng.rademacher()'s values bit for bit, without its branch: a random sign mispredicts half the time, which
+      // made drawing a probe cost as much as a small model's Hessian-vector product (issue 31's benchmark).
+      for (Eigen::Index i = 0; i < n; ++i) z[i] = static_cast<double>(static_cast<int>(rng.next_u64() >> 63) * 2 - 1);
     } else {
       for (Eigen::Index i = 0; i < n; ++i) z[i] = rng.normal();
     }
