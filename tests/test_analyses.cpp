@@ -3,11 +3,14 @@
 // thread count.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
+#include <vector>
 #include <sys/wait.h>
 
 #include <nlohmann/json.hpp>
@@ -20,6 +23,7 @@
 namespace fs = std::filesystem;
 using nlohmann::json;
 using namespace test_support;
+using Catch::Matchers::WithinRel;
 
 namespace {
 
@@ -269,6 +273,60 @@ TEST_CASE("sparseact_report sets each at-scale claim beside the default run's ve
   REQUIRE(at != std::string::npos);
   const std::string row = md.substr(md.find("| [fake › p_at_least]", at), 400);
   CHECK(row.find("| inconclusive | 30 trials | --trials 30 → 120 | 120 trials | 1440 s | 0.97 | holds | P ≥ 0.9 at every point |") !=
+        std::string::npos);
+}
+
+TEST_CASE("--price-items times the cheapest items, projects the grid through its cost model and writes only price.json",
+          "[analysis][price]") {
+  const fs::path out = fresh_dir("price");
+  const std::string grid = "mp_sweep --scale quick --n 32,48,64 --c 0.25,4 --trials 2";
+  const Run listed = run(grid + " --list-items --out " + (out / "listed").string());
+  REQUIRE(listed.code == 0);
+  std::vector<json> items;
+  std::istringstream lines(listed.output);
+  for (std::string line; std::getline(lines, line);)
+    if (!line.empty() && line[0] == '{') items.push_back(json::parse(line));
+  REQUIRE(items.size() == 12);
+  const Run priced = run(grid + " --price-items 2 --out " + out.string());
+  INFO(priced.output);
+  REQUIRE(priced.code == 0);
+  CHECK_FALSE(fs::exists(out / "mp_sweep.json"));  // pricing computes no result
+  std::ifstream in(out / "price.json");
+  const json p = json::parse(in);
+  CHECK(p["items"] == 12);
+  // The first timed item is the cheapest of the listing, the second the median-cost one.
+  double cheapest = items[0]["cost"], total = 0;
+  for (const json& it : items) cheapest = std::min(cheapest, it["cost"].get<double>()), total += it["cost"].get<double>();
+  REQUIRE(p["samples"].size() == 2);
+  CHECK(p["samples"][0]["cost"].get<double>() == cheapest);
+  CHECK_THAT(p["total_cost"].get<double>(), WithinRel(total, 1e-12));
+  // The projection is the timed items' median seconds per unit of cost, carried over every item.
+  std::vector<double> rates;
+  for (const json& t : p["samples"]) rates.push_back(t["seconds"].get<double>() / t["cost"].get<double>());
+  const double rate = 0.5 * (rates[0] + rates[1]);
+  CHECK_THAT(p["seconds_per_cost"].get<double>(), WithinRel(rate, 1e-12));
+  CHECK_THAT(p["core_hours"].get<double>(), WithinRel(total * rate / 3600, 1e-12));
+  CHECK(p["peak_rss_mib"].get<double>() > 1);
+  const std::string sbatch = p["sbatch"];
+  CHECK(sbatch.rfind("ANALYSIS=mp_sweep sbatch --nodes=1 --time=00:10:00 examples/slurm/sweep.sbatch", 0) == 0);
+  CHECK(sbatch.find("--n 32,48,64") != std::string::npos);
+  CHECK(sbatch.find("--out") == std::string::npos);
+}
+
+TEST_CASE("sparseact_report prices what does not fit from at-scale/pricing/*/price.json", "[analysis][report]") {
+  const fs::path root = fresh_dir("report_pricing");
+  fs::create_directories(root / "at-scale" / "pricing" / "fake");
+  std::ofstream(root / "at-scale" / "pricing" / "fake" / "price.json")
+      << json{{"analysis", "fake"}, {"items", 400}, {"samples", {{{"key", "width=3000 seed=0"}, {"seconds", 90.0}, {"cost", 3.0}}}},
+              {"seconds_per_cost", 30.0}, {"rate_spread", 1.0}, {"core_hours", 250.0}, {"longest_item_hours", 1.5},
+              {"peak_rss_mib", 812.0}, {"sbatch", "ANALYSIS=fake sbatch --nodes=4 --time=05:00:00 examples/slurm/sweep.sbatch"}}
+             .dump();
+  REQUIRE(run("sparseact_report " + root.string()).code == 0);
+  std::ifstream in(root / "REPORT.md");
+  const std::string md(std::istreambuf_iterator<char>(in), {});
+  INFO(md);
+  REQUIRE(md.find("### What does not fit here: the cluster job and its price") != std::string::npos);
+  CHECK(md.find("| fake | 400 | width=3000 seed=0 (90 s) | 30 (1.00×) | 250 | 1.5 h | 812 MiB | `ANALYSIS=fake sbatch --nodes=4") !=
         std::string::npos);
 }
 

@@ -183,6 +183,37 @@ std::string at_scale_section(const fs::path& root, const std::map<std::string, j
          "verdict | the claim as stated |\n|---|---|---|---|---|---|---|---|---|\n" + rows + "\n";
 }
 
+/// "What does not fit": every FIGURES/at-scale/pricing/<name>/price.json (an analysis run with
+/// --price-items, app/price.hpp) as one row: items, the timed items, core-hours projected from them,
+/// the longest item, memory per rank and the sbatch line.
+std::string pricing_section(const fs::path& root) {
+  const fs::path dir = root / "at-scale" / "pricing";
+  if (!fs::is_directory(dir)) return {};
+  std::map<std::string, json> prices;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    std::ifstream in(entry.path() / "price.json");
+    json p = json::parse(in, nullptr, false);
+    if (!in || p.is_discarded() || !p.contains("core_hours")) continue;
+    prices[entry.path().filename().string()] = p;
+  }
+  if (prices.empty()) return {};
+  std::string rows;
+  for (const auto& [name, p] : prices) {
+    std::string timed;
+    for (const auto& t : p.value("samples", json::array()))
+      timed += fmt::format("{}{} ({:.3g} s)", timed.empty() ? "" : "; ", t.value("key", "?"), t.value("seconds", 0.0));
+    rows += fmt::format("| {} | {} | {} | {:.3g} ({:.2f}×) | {:.3g} | {:.3g} h | {:.0f} MiB | `{}` |\n", name, p.value("items", 0), timed,
+                        p.value("seconds_per_cost", 0.0), p.value("rate_spread", 1.0), p.value("core_hours", 0.0),
+                        p.value("longest_item_hours", 0.0), p.value("peak_rss_mib", 0.0), p.value("sbatch", ""));
+  }
+  return "### What does not fit here: the cluster job and its price\n\nEach row times real items of the paper-scale grid on this "
+         "machine (`--price-items`: the cheapest, then up to the median cost, one at a time on serial BLAS) and projects the whole "
+         "grid through the sweep's cost model; the spread of seconds per unit of cost across the timed items shows how far to trust "
+         "it. Memory is the timing process's peak, i.e. per rank. GPU-hours are not measured.\n\n| analysis | items | timed "
+         "items | seconds per unit of cost (spread) | core-hours | longest item | memory per rank | sbatch |\n"
+         "|---|---|---|---|---|---|---|---|\n" + rows + "\n";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -302,6 +333,7 @@ int main(int argc, char** argv) {
   md += "### Where we depart from the paper's setup\n\n" +
         (departures.empty() ? std::string("No departure is stated in a check's note.\n") : departures) + "\n";
   md += at_scale;
+  md += pricing_section(root);
   md += body;
   sparseact::write_file_atomic(root / "REPORT.md", md);
   std::printf("sparseact_report: %d claims hold, %d contradicted, %d errata, %d inconclusive; %d observations, %d self-checks "

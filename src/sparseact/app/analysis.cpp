@@ -23,6 +23,7 @@
 #include <sparseact/app/checks.hpp>
 #include <sparseact/app/cluster.hpp>
 #include <sparseact/app/output_set.hpp>
+#include <sparseact/app/price.hpp>
 #include <sparseact/app/sweep_runner.hpp>
 #include <sparseact/core/errors.hpp>
 #include <sparseact/core/rng.hpp>
@@ -49,6 +50,10 @@ Analysis::Analysis(AnalysisInfo info) : info_(std::move(info)), app_(std::make_u
   app.add_flag("--resume", common.resume,
                "checkpoint each finished sweep item under <out>/.sweep and reuse those there: a rerun computes only the missing items");
   app.add_flag("--list-items", common.list_items, "print the sweep's work items (index, key, estimated cost) as JSON lines and exit");
+  app.add_option("--price-items", "time this many real items (the cheapest first, then up to the median cost) one at a time on serial "
+                                  "BLAS, write <out>/price.json with the whole grid's projected core-hours, memory and an sbatch line, "
+                                  "and exit (app/price.hpp)")
+      ->check(CLI::Range(1, 1000));
   app.add_option("--item-order", item_order_, "test only: the order in which items are handed out")
       ->check(CLI::IsMember({"cost", "reverse", "shuffle"}))->group("");
   app.set_version_flag("--version", std::string(info_.name) + " (sparseact " + version() + ")");
@@ -65,7 +70,7 @@ json Analysis::collect_params() const {
     if (name.empty() || name == "help" || name == "version") continue;
     // How a run executes, never what it computes: kept out of <name>.json, which must not differ
     // between a resumed run, a listing or a test's hand-out order and a plain one.
-    if (name == "resume" || name == "list-items" || name == "item-order") continue;
+    if (name == "resume" || name == "list-items" || name == "item-order" || name == "price-items") continue;
     if (opt->get_items_expected_max() == 0) {  // a flag: present or not
       params[name] = opt->count() > 0;
       continue;
@@ -350,6 +355,27 @@ std::vector<Record> Analysis::sweep(const Sweep& s) {
   const cluster::Info& ci = cluster::info();
   if (common.list_items) {
     if (writes_outputs()) fmt::print("{}", list_items(s));
+    throw ItemsListed{};
+  }
+  if (const CLI::Option* price = app_->get_option("--price-items"); price->count() > 0) {
+    if (writes_outputs()) {
+      // The sbatch line repeats this command's own flags, less how this process ran and where it wrote.
+      std::string flags;
+      for (const CLI::Option* opt : app_->get_options()) {
+        const std::string name = opt->get_single_name();
+        if (opt->count() == 0 || name == "out" || name == "threads" || name == "resume" || name == "price-items" || name == "scale") continue;
+        flags += " --" + name;
+        for (const std::string& v : opt->results()) flags += " " + v;
+      }
+      const json p = price_sweep(s, price->as<std::size_t>(), info_.name, flags);
+      const fs::path out = normalise_out(common.out);
+      fs::create_directories(out);
+      write_file_atomic(out / "price.json", p.dump(2) + "\n");
+      fmt::print("{}: {} items, {:.3g} core-hours projected ({} timed; seconds per unit of cost spread {:.2f}×), longest item "
+                 "{:.3g} h, peak memory {:.0f} MiB; {}\n",
+                 info_.name, p["items"].get<std::size_t>(), p["core_hours"].get<double>(), p["samples"].size(), p["rate_spread"].get<double>(),
+                 p["longest_item_hours"].get<double>(), p["peak_rss_mib"].get<double>(), p["sbatch"].get<std::string>());
+    }
     throw ItemsListed{};
   }
   // Under MPI the other ranks leave the body after the sweep, so a second one would wait for them

@@ -1,0 +1,86 @@
+#include <sparseact/app/price.hpp>
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include <sparseact/core/blas_threads.hpp>
+#include <sparseact/core/stats.hpp>
+
+namespace sparseact::app {
+
+namespace {
+
+constexpr int kCoresPerNode = 16;       // examples/slurm/sweep.sbatch: --ntasks-per-node=16
+constexpr double kTargetWallHours = 2;  // spread the grid so the job takes about this long
+
+std::string hours_minutes(double hours) {
+  const long minutes = std::max(10L, static_cast<long>(std::ceil(hours * 60)));
+  return fmt::format("{:02d}:{:02d}:00", minutes / 60, minutes % 60);
+}
+
+}  // namespace
+
+nlohmann::json price_sweep(const Sweep& sweep, std::size_t samples, const std::string& analysis, const std::string& flags) {
+  const std::size_t count = sweep.count;
+  std::vector<double> cost(count);
+  for (std::size_t i = 0; i < count; ++i) cost[i] = sweep.cost(i);
+  std::vector<std::size_t> by_cost(count);
+  std::iota(by_cost.begin(), by_cost.end(), std::size_t{0});
+  std::stable_sort(by_cost.begin(), by_cost.end(), [&](std::size_t a, std::size_t b) { return cost[a] < cost[b]; });
+  // The cheapest item, then evenly up to the median one: never the largest, which may take hours.
+  std::vector<std::size_t> picks;
+  samples = std::min(std::max<std::size_t>(samples, 1), count);
+  for (std::size_t j = 0; j < samples; ++j) {
+    const double q = samples == 1 ? 0.0 : 0.5 * double(j) / double(samples - 1);
+    const std::size_t i = by_cost[static_cast<std::size_t>(std::lround(q * double(count - 1)))];
+    if (std::find(picks.begin(), picks.end(), i) == picks.end()) picks.push_back(i);
+  }
+  nlohmann::json timed = nlohmann::json::array();
+  std::vector<double> rates;
+  for (std::size_t i : picks) {
+    const ScopedBlasThreads serial_blas(1);
+    const auto t0 = std::chrono::steady_clock::now();
+    (void)sweep.item(i);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    timed.push_back({{"index", i}, {"key", sweep.key(i)}, {"cost", cost[i]}, {"seconds", seconds}});
+    if (cost[i] > 0) rates.push_back(seconds / cost[i]);
+  }
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  const double peak_mib = double(usage.ru_maxrss) / 1024.0;  // Linux: kilobytes
+  const double total = std::accumulate(cost.begin(), cost.end(), 0.0), largest = *std::max_element(cost.begin(), cost.end());
+  const double rate = rates.empty() ? 0.0 : stats::median(rates);
+  const double core_hours = total * rate / 3600, longest = largest * rate / 3600;
+  // Ranks: enough for about kTargetWallHours, whole nodes, no more than one per item.
+  const std::size_t wanted = static_cast<std::size_t>(std::ceil(core_hours / kTargetWallHours));
+  const std::size_t ranks = std::min(count, std::max<std::size_t>(kCoresPerNode, (wanted + kCoresPerNode - 1) / kCoresPerNode * kCoresPerNode));
+  const std::size_t nodes = (ranks + kCoresPerNode - 1) / kCoresPerNode;
+  const double wall = 1.25 * std::max(longest, core_hours / double(ranks));  // a quarter's margin for the cost model
+  nlohmann::json out = {{"analysis", analysis},
+                        {"items", count},
+                        {"total_cost", total},
+                        {"samples", timed},
+                        {"seconds_per_cost", rate},
+                        {"rate_spread", rates.size() >= 2 ? *std::max_element(rates.begin(), rates.end()) / *std::min_element(rates.begin(), rates.end())
+                                                          : 1.0},
+                        {"core_hours", core_hours},
+                        {"longest_item_hours", longest},
+                        {"peak_rss_mib", peak_mib},
+                        {"ranks", ranks},
+                        {"nodes", nodes},
+                        {"wall_hours", wall},
+                        {"sbatch", fmt::format("ANALYSIS={} sbatch --nodes={} --time={} examples/slurm/sweep.sbatch{}", analysis, nodes,
+                                               hours_minutes(wall), flags)},
+                        {"gpu_hours", nullptr},
+                        {"note", "measured on this machine's cores, one item at a time on serial BLAS; GPU-hours are not measured"}};
+  return out;
+}
+
+}  // namespace sparseact::app
