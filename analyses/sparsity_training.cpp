@@ -108,7 +108,8 @@ int main(int argc, char** argv) {
   analysis.scaled_option("--batch", batch, 128, 256, "batch size")->check(CLI::Range(1, 4096));
   analysis.scaled_option("--steps", steps, 1500, 10000, "training steps")->check(CLI::Range(1, 10000000));
   analysis.scaled_option("--log-every", log_every, 25, 50, "steps between training-sparsity logs")->check(CLI::Range(1, 1000000));
-  analysis.scaled_option("--seeds", seeds, 2, 3, "paired seeds (the same data order and init stream for both variants)")->check(CLI::Range(1, 100));
+  analysis.scaled_option("--seeds", seeds, 2, 3, "paired seeds (the same data order and init stream for both variants; at least 2 for the paired t)")
+      ->check(CLI::Range(2, 100));
   auto& app = analysis.app();
   app.add_option("--lr", lr, "AdamW peak learning rate (cosine annealing, no warmup, as §7.1's ViT recipe)")->check(CLI::Range(1e-8, 10.0))->capture_default_str();
   app.add_option("--wd", wd, "AdamW weight decay on weight matrices")->check(CLI::Range(0.0, 10.0))->capture_default_str();

@@ -27,7 +27,7 @@ struct Tiny {
 
 const Tiny kTiny[] = {
     {"flatness_bounds", "--train 512 --pool 7 --d 6 --n 12 --blocks 1 --batch 16 --steps 20 --checkpoints 2 --eval 32 --max-probes 6", 12, "checkpoints.csv"},
-    {"sparsity_training", "--train 512 --test 128 --pool 7 --d 6 --n 12 --blocks 2 --batch 16 --steps 20 --log-every 5 --seeds 1", 3, "per_layer.csv"},
+    {"sparsity_training", "--train 512 --test 128 --pool 7 --d 6 --n 12 --blocks 2 --batch 16 --steps 20 --log-every 5 --seeds 2", 3, "per_layer.csv"},
     {"weird_activation", "--train 512 --pool 7 --d 6 --n 12 --blocks 2 --batch 16 --steps 20 --log-every 5", 2, "flat_fraction.csv"},
     {"spectral_training", "--train 512 --pool 7 --d 6 --n 12 --wide-d 12 --wide-n 6 --blocks 2 --batch 16 --steps 20 --checkpoints 2 --eval 32", 8, "spectra.csv"},
     {"thm7_bounds", "--train 512 --pool 7 --p 6,12 --wd 0,0.1 --steps 40 --batch 8 --log-every 10", 9, "bounds.csv"},
@@ -63,9 +63,10 @@ TEST_CASE("paper 001 training analyses: tiny runs write complete, contract-confo
 }
 
 TEST_CASE("flatness_bounds, sparsity_training, weird_activation: per-point checks list every point in detail", "[analysis][flatness]") {
-  // id → points the tiny flags above give: 2 checkpoints, 1 paired seed, 4 networks × 2 blocks
+  // id → points the tiny flags above give: 2 checkpoints, 2 paired seeds (a direction over seeds: each seed's
+  // relative change in detail), 4 networks × 2 blocks
   const std::pair<const char*, std::size_t> per_point[3][2] = {{{"lemma5_exact_vanilla", 2}, {"lemma5_exact_db_mlp", 2}},
-                                                                {{"training_sparsity_lower", 1}, {"testing_sparsity_lower", 1}},
+                                                                {{"training_sparsity_lower", 2}, {"testing_sparsity_lower", 2}},
                                                                 {{"flat_area_majority", 4}, {"activations_not_sparse", 8}}};
   for (int i = 0; i < 3; ++i) {
     const Tiny& t = kTiny[i];
@@ -82,6 +83,11 @@ TEST_CASE("flatness_bounds, sparsity_training, weird_activation: per-point check
       INFO(id);
       const auto c = std::find_if(j["checks"].begin(), j["checks"].end(), [&](const json& x) { return x["id"] == id; });
       REQUIRE(c != j["checks"].end());
+      if ((*c)["detail"].contains("relative_change_per_seed")) {  // sparsity_training: one-sided paired t over seeds, with power
+        CHECK((*c)["detail"]["relative_change_per_seed"].size() == n);
+        CHECK((*c)["power"]["n"] == n);
+        continue;
+      }
       CHECK((*c)["detail"]["points"].size() == n);
       CHECK((*c)["measured"].get<std::string>().find(" of " + std::to_string(n) + " ") != std::string::npos);
     }

@@ -166,10 +166,15 @@ TEST_CASE("dsm_vs_dense --scale quick writes a complete JSON", "[lsh][dsm][analy
     CHECK_FALSE(c["detail"].is_null());
   }
   CHECK(j["checks"][0]["id"] == "dsm_beats_dense_poly");
-  CHECK(j["checks"][0]["detail"]["points"].size() == 3);  // K = 8, 16, 32 < T = 256
+  // "beats at every K" is one paired direction over seeds of each seed's worst K: every K < T = 256 (8, 16, 32) in detail.
+  CHECK(j["checks"][0]["detail"]["per_K"].size() == 3);
+  CHECK(j["checks"][0]["detail"]["relative_gains"].size() == 3);
+  CHECK(j["checks"][0]["detail"]["min_over_points_per_seed"].size() == j["params"]["seeds"].get<std::size_t>());
+  CHECK(j["checks"][0]["power"]["unit"] == "paired seeds");
   CHECK(j["data"]["table1"]["paper"].size() == 3);
   // Statistical directions over paired seeds: a verdict of the contract and the power at the effect that counts.
-  for (const char* id : {"random_hash_underperforms_poly", "random_hash_underperforms_hypercube", "table1_dsm_small_beats_dense_large"}) {
+  for (const char* id : {"dsm_beats_dense_poly", "lsh_beats_dense_poly", "random_hash_underperforms_poly", "random_hash_underperforms_hypercube",
+                         "table1_dsm25_beats_dense", "table1_dsm_small_beats_dense_large"}) {
     CAPTURE(id);
     const auto c = std::find_if(j["checks"].begin(), j["checks"].end(), [&](const nlohmann::json& x) { return x["id"] == id; });
     REQUIRE(c != j["checks"].end());
