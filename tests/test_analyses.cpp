@@ -276,7 +276,7 @@ TEST_CASE("sparseact_report sets each at-scale claim beside the default run's ve
         std::string::npos);
 }
 
-TEST_CASE("--price-items times the cheapest items, projects the grid through its cost model and writes only price.json",
+TEST_CASE("pricing a grid (--price-items) times the cheapest items, projects the grid through its cost model and writes only price.json",
           "[analysis][price]") {
   const fs::path out = fresh_dir("price");
   const std::string grid = "mp_sweep --scale quick --n 32,48,64 --c 0.25,4 --trials 2";
