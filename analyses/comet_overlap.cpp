@@ -7,6 +7,7 @@
 // input; 10 fresh COMET nets per pair (router and backbone: 10 hidden layers of 512), the same
 // weights for every p_k; per pair the cosines averaged over its nets. ReLU backbone without biases
 // (ERRATA 002). The output layer is unused here (width 1).
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
@@ -41,6 +42,8 @@ int main(int argc, char** argv) {
     // Fisher's scale with Spearman's standard error √(1.06/(n − 3)) (Fieller, Hartley and Pearson 1957); "every p_k" is an
     // intersection, decided by the p_k with the smallest z (no multiplicity correction: all must pass).
     constexpr double kRhoOfInterest = 0.1;
+    // atanh of ρ_S kept finite: every pair in rank order (ρ_S = ±1) reads as the largest double below 1.
+    const auto fisher_z = [](double rho) { return std::atanh(std::clamp(rho, -std::nextafter(1.0, 0.0), std::nextafter(1.0, 0.0))); };
     json spearman = json::object();
     std::optional<std::pair<double, stats::Spearman>> worst;  // (p_k, its test) with the smallest z
     for (std::size_t p = 0; p < study.pks.size(); ++p) {
@@ -53,7 +56,7 @@ int main(int argc, char** argv) {
         continue;
       }
       spearman[fmt::format("{:g}", study.pks[p])] = {{"rho", s.rho}, {"p_value", s.p_value}, {"n", s.n}};
-      if (s.n > 3 && (!worst || std::atanh(s.rho) < std::atanh(worst->second.rho))) worst = {study.pks[p], s};
+      if (s.n > 3 && (!worst || fisher_z(s.rho) < fisher_z(worst->second.rho))) worst = {study.pks[p], s};
     }
     if (worst) {
       const stats::Spearman& s = worst->second;
@@ -64,7 +67,7 @@ int main(int argc, char** argv) {
                     .note = flags.setting() + fmt::format(". Deciding p_k = {:g} (ρ_S = {:.3f} over {} pairs); every p_k's ρ_S and p in detail. "
                                                           "The effect that counts is a stated ρ = {:g}.", worst->first, s.rho, s.n, kRhoOfInterest),
                     .detail = {{"spearman", spearman}}},
-                {.estimate = std::atanh(s.rho), .std_error = se, .df = INFINITY, .n = s.n, .unit = "pairs",
+                {.estimate = fisher_z(s.rho), .std_error = se, .df = INFINITY, .n = s.n, .unit = "pairs",
                  .method = "Fisher z of Spearman's ρ, se √(1.06/(n − 3))"},
                 {std::atanh(kRhoOfInterest), fmt::format("smallest effect of interest: ρ = {:g} (atanh {:.4f}); Figure 2a prints no ρ",
                                                          kRhoOfInterest, std::atanh(kRhoOfInterest)), false});

@@ -27,6 +27,8 @@
 #include <sparseact/core/stats.hpp>
 #include <sparseact/lsh/lemma42.hpp>
 
+#include "binomial_evidence.hpp"
+
 using namespace sparseact;
 using namespace sparseact::app;
 using namespace sparseact::lsh;
@@ -214,7 +216,7 @@ int main(int argc, char** argv) {
     // "P ≥ 0.9 at every grid point" is an intersection: it is shown when every point's one-sided 95% Wilson lower end clears
     // 0.9 (no multiplicity correction: all must pass), refuted when some point's upper end falls below it. The point that
     // decides is the one with the lowest upper end if any falls below 0.9, else the one with the lowest lower end; its
-    // two-sided 90% Wilson interval, read about its centre, gives direction()'s one-sided 95% bounds exactly.
+    // one-sided Wilson bounds are binomial_evidence.hpp's.
     constexpr double kEq3Effect = 0.05;  // the smallest effect of interest of both probability claims: P = 0.95
     const Point* decisive = nullptr;
     stats::Interval decisive_ci{};
@@ -227,7 +229,6 @@ int main(int argc, char** argv) {
       if (!decisive || (refutes && (!refuting || w.hi < decisive_ci.hi)) || (!refuting && !refutes && w.lo < decisive_ci.lo))
         decisive = &p, decisive_ci = w, refuting = refuting || refutes;
     }
-    const double centre = 0.5 * (decisive_ci.lo + decisive_ci.hi);
     direction(a, {.id = "diameter_probability", .claim = "Lemma 4.2",
                   .statement = "P[every bucket meeting Γ has diameter ≤ ε/c] ≥ 0.9, c = 1 − 1/√C, at every grid point: θ = P − 0.9 > 0 "
                                "at each, one-sided 95% Wilson bounds; the deciding point's are shown",
@@ -240,8 +241,7 @@ int main(int argc, char** argv) {
                                       "(ERRATA: the proof gives ε√K/σ_min = ε√C/c).",
                                       decisive->label, decisive->measured, decisive->bound, trials, c_paper_q10),
                   .detail = {{"per_point", wilson_per_point}}},
-              evidence_from_interval(centre - 0.9, {decisive_ci.lo - 0.9, decisive_ci.hi - 0.9}, 2 * alpha, std::size_t(trials),
-                                     "trials per grid point", "Wilson score interval at the deciding point (normal)"),
+              wilson_evidence(std::int64_t(decisive->measured), std::int64_t(decisive->bound), 0.9, alpha, "trials per grid point"),
               {kEq3Effect, fmt::format("smallest effect of interest: P = 0.9 + {:g}", kEq3Effect), false});
     const stats::Interval eq3 = stats::wilson_interval(eq3_hits, eq3_n, alpha);
     // θ = P − 0.9, the claim θ ≥ 0: shown when the interval's lower end clears 0.9 (the old "upper end ≥ 0.9"

@@ -24,6 +24,8 @@
 #include <sparseact/core/stats.hpp>
 #include <sparseact/parrots/memorize.hpp>
 
+#include "binomial_evidence.hpp"
+
 using namespace sparseact;
 using namespace sparseact::app;
 using namespace sparseact::parrots;
@@ -173,10 +175,8 @@ int main(int argc, char** argv) {
     if (n7 > 0) {
       const stats::Interval ci = stats::clopper_pearson_interval(k7, n7);
       const double frac = double(k7) / double(n7);
-      // θ = P(max load ≤ 2n/K) − (1 − δ) > 0: shown when the one-sided 95% Wilson lower end clears 1 − δ (a two-sided 90%
-      // interval read about its centre gives direction()'s bounds exactly); draws are independent.
+      // θ = P(max load ≤ 2n/K) − (1 − δ) > 0: shown when the one-sided 95% Wilson lower end clears 1 − δ; draws are independent.
       const stats::Interval w = stats::wilson_interval(k7, n7, 0.10);
-      const double centre = 0.5 * (w.lo + w.hi);
       direction(a, {.id = "d7_max_load", .claim = "Lemma D.7",
                     .statement = "where n ≥ K² ln(1/δ)/2, max_j load_j ≤ 2n/K with probability ≥ 1 − δ: θ = P − (1 − δ) > 0, one-sided "
                                  "(Wilson)",
@@ -184,8 +184,7 @@ int main(int argc, char** argv) {
                                         "bounds one fixed expert; the largest load is the stronger statement (Corollary D.9's union bound asks "
                                         "n ≥ K² ln(K/δ)/2). The effect that counts is a stated δ/2 above 1 − δ.", k7, n7, ci.lo, ci.hi),
                     .detail = {{"cells", d7_cells}, {"cp_interval", {ci.lo, ci.hi}}, {"wilson90", {w.lo, w.hi}}, {"fraction", frac}}},
-                evidence_from_interval(centre - (1 - delta), {w.lo - (1 - delta), w.hi - (1 - delta)}, 0.10, std::size_t(n7), "draws",
-                                       "Wilson score interval (normal)"),
+                wilson_evidence(k7, n7, 1 - delta, 0.05, "draws"),
                 {delta / 2, fmt::format("smallest effect of interest: P = 1 − δ/2 = {:g}", 1 - delta / 2), false});
     }
 
