@@ -71,6 +71,48 @@ Spectrum spectrum_of(const Record& r, int n, int d) {
   return {.n = n, .d = d, .gram = as_eigen(r.arr("gram")), .rank_tol = r.num("rank_tol"), .rank = static_cast<Eigen::Index>(r.num("rank"))};
 }
 
+/// Theorem 6 on the first matrix, ηᵀKKᵀη ≥ λ_min⁺ ‖Pη‖², for the two sources of η (the sweep's last two items):
+/// one check per source and the per-η table.
+Table check_theorem6(Analysis& a, const std::vector<Record>& records, const Spectrum& first, int trials, int n, int d, int eta_samples,
+                     double eta_tol) {
+  const double lmin = first.lambda_min_nonzero(), lmax = first.lambda_max();
+  Table thm6{"theorem6", {"source", "sample", "quadratic", "projected_norm2", "norm2", "bound_ratio", "r", "drawn", "mean_r_lo", "mean_r_hi"}, {}};
+  int source_id = 0;
+  for (EtaSource eta_source : {EtaSource::gaussian, EtaSource::relu_gradient}) {
+    const Record& rec = records[static_cast<std::size_t>(trials + source_id)];
+    if (first.rank < std::min(n, d)) break;  // P needs full-rank K; the zero-fraction check reports it
+    if (rec.has("no_factor")) throw std::runtime_error("projection_terms: KᵀK is not positive definite (K rank-deficient)");
+    const ProjectionTerms terms{as_eigen(rec.arr("quadratic")), as_eigen(rec.arr("projected")), as_eigen(rec.arr("norm2"))};
+    const Theorem6Summary s6 = theorem6_summary(terms, lmin, lmax);
+    const double drawn = rec.num("drawn"), r_lo = rec.num("r_lo"), r_hi = rec.num("r_hi");
+    const bool converged = rec.num("converged") != 0;
+    for (Eigen::Index j = 0; j < terms.quadratic.size(); ++j)
+      if (!std::isnan(s6.bound_ratio(j)))
+        thm6.add_row({double(source_id), double(j), terms.quadratic(j), terms.projected(j), terms.norm2(j), s6.bound_ratio(j), s6.r(j),
+                      drawn, r_lo, r_hi});
+    at_least(a, {.id = fmt::format("thm6_{}", to_string(eta_source)), .claim = "Theorem 6",
+                 .statement = "ηᵀ K Kᵀ η ≥ λ_min⁺(K Kᵀ) · ‖P η‖² for every η (P: projection onto the column space of K)",
+                 .note = fmt::format("min over {} η of ηᵀKKᵀη / (λ_min⁺‖Pη‖²); ‖Pη‖² by a Cholesky solve, λ_min⁺ by the "
+                                     "eigensolver. η: {}. {} η drawn ({}; cap {}): the inequality holds for every η, so the count "
+                                     "prices mean r only, 95% interval [{:.4f}, {:.4f}]. Mean r = ‖Pη‖²/‖η‖² = {:.4f} (d/n = {:.4f}); mean "
+                                     "ηᵀKKᵀη/(λ_max‖Pη‖²) = {:.4f}, so λ_min⁺ is within a factor {:.2f} of the typical Rayleigh quotient.",
+                                     s6.used, eta_source == EtaSource::gaussian ? "N(0, I_n)" :
+                                     "effective gradients g_α ⊙ 1[Kx>0] of a ReLU block y = V ReLU(Kx) at Xavier "
+                                     "initialisation, LayerNorm-ed inputs, squared loss against Gaussian targets",
+                                     drawn, converged ? fmt::format("until its half-width ≤ {:g} × mean r", eta_tol) : "the cap reached first",
+                                     eta_samples, r_lo, r_hi, s6.mean_r, static_cast<double>(std::min(n, d)) / n, s6.mean_rayleigh, s6.mean_rayleigh * lmax / lmin),
+                 .detail = {{"samples", s6.used}, {"table", "theorem6.csv"}}},
+             s6.min_bound_ratio, 1.0, theorem6_rounding_tolerance(lmin, lmax, n, d))
+        .tolerance["derivation"] = "64·κ·max(n,d)·ε rounding of the two quadratic forms";
+    a.result.data[fmt::format("theorem6_{}", to_string(eta_source))] = {{"min_bound_ratio", s6.min_bound_ratio}, {"mean_r", s6.mean_r},
+                                                                 {"mean_rayleigh_over_lambda_max", s6.mean_rayleigh}, {"samples", s6.used},
+                                                                 {"drawn", drawn}, {"mean_r_interval", {r_lo, r_hi}}, {"converged", converged},
+                                                                 {"eta_tol", eta_tol}, {"cap", eta_samples}};
+    ++source_id;
+  }
+  return thm6;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -223,42 +265,7 @@ int main(int argc, char** argv) {
             Relation::at_most, zero_counts, "trials")
         .tolerance["rank_threshold"] = "eigenvalue ≤ max(n,d)·ε·λ_max counts as zero";
 
-    // Theorem 6 on the first matrix: ηᵀKKᵀη ≥ λ_min⁺ ‖Pη‖², for two sources of η.
-    const double lmin = spectra[0].lambda_min_nonzero(), lmax = spectra[0].lambda_max();
-    Table thm6{"theorem6", {"source", "sample", "quadratic", "projected_norm2", "norm2", "bound_ratio", "r", "drawn", "mean_r_lo", "mean_r_hi"}, {}};
-    int source_id = 0;
-    for (EtaSource eta_source : {EtaSource::gaussian, EtaSource::relu_gradient}) {
-      const Record& rec = records[static_cast<std::size_t>(trials + source_id)];
-      if (spectra[0].rank < std::min(n, d)) break;  // P needs full-rank K; the zero-fraction check reports it
-      if (rec.has("no_factor")) throw std::runtime_error("projection_terms: KᵀK is not positive definite (K rank-deficient)");
-      const ProjectionTerms terms{as_eigen(rec.arr("quadratic")), as_eigen(rec.arr("projected")), as_eigen(rec.arr("norm2"))};
-      const Theorem6Summary s6 = theorem6_summary(terms, lmin, lmax);
-      const double drawn = rec.num("drawn"), r_lo = rec.num("r_lo"), r_hi = rec.num("r_hi");
-      const bool converged = rec.num("converged") != 0;
-      for (Eigen::Index j = 0; j < terms.quadratic.size(); ++j)
-        if (!std::isnan(s6.bound_ratio(j)))
-          thm6.add_row({double(source_id), double(j), terms.quadratic(j), terms.projected(j), terms.norm2(j), s6.bound_ratio(j), s6.r(j),
-                        drawn, r_lo, r_hi});
-      at_least(a, {.id = fmt::format("thm6_{}", to_string(eta_source)), .claim = "Theorem 6",
-                   .statement = "ηᵀ K Kᵀ η ≥ λ_min⁺(K Kᵀ) · ‖P η‖² for every η (P: projection onto the column space of K)",
-                   .note = fmt::format("min over {} η of ηᵀKKᵀη / (λ_min⁺‖Pη‖²); ‖Pη‖² by a Cholesky solve, λ_min⁺ by the "
-                                       "eigensolver. η: {}. {} η drawn ({}; cap {}): the inequality holds for every η, so the count "
-                                       "prices mean r only, 95% interval [{:.4f}, {:.4f}]. Mean r = ‖Pη‖²/‖η‖² = {:.4f} (d/n = {:.4f}); mean "
-                                       "ηᵀKKᵀη/(λ_max‖Pη‖²) = {:.4f}, so λ_min⁺ is within a factor {:.2f} of the typical Rayleigh quotient.",
-                                       s6.used, eta_source == EtaSource::gaussian ? "N(0, I_n)" :
-                                       "effective gradients g_α ⊙ 1[Kx>0] of a ReLU block y = V ReLU(Kx) at Xavier "
-                                       "initialisation, LayerNorm-ed inputs, squared loss against Gaussian targets",
-                                       drawn, converged ? fmt::format("until its half-width ≤ {:g} × mean r", eta_tol) : "the cap reached first",
-                                       eta_samples, r_lo, r_hi, s6.mean_r, static_cast<double>(std::min(n, d)) / n, s6.mean_rayleigh, s6.mean_rayleigh * lmax / lmin),
-                   .detail = {{"samples", s6.used}, {"table", "theorem6.csv"}}},
-               s6.min_bound_ratio, 1.0, theorem6_rounding_tolerance(lmin, lmax, n, d))
-          .tolerance["derivation"] = "64·κ·max(n,d)·ε rounding of the two quadratic forms";
-      r.data[fmt::format("theorem6_{}", to_string(eta_source))] = {{"min_bound_ratio", s6.min_bound_ratio}, {"mean_r", s6.mean_r},
-                                                                   {"mean_rayleigh_over_lambda_max", s6.mean_rayleigh}, {"samples", s6.used},
-                                                                   {"drawn", drawn}, {"mean_r_interval", {r_lo, r_hi}}, {"converged", converged},
-                                                                   {"eta_tol", eta_tol}, {"cap", eta_samples}};
-      ++source_id;
-    }
+    Table thm6 = check_theorem6(a, records, spectra[0], trials, n, d, eta_samples, eta_tol);
 
     r.data["c"] = c;
     r.data["ratio_limit"] = limit;
