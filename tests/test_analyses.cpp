@@ -311,6 +311,36 @@ TEST_CASE("pricing a grid (--price-items) times the cheapest items, projects the
   CHECK(sbatch.rfind("ANALYSIS=mp_sweep sbatch --nodes=1 --time=00:10:00 examples/slurm/sweep.sbatch", 0) == 0);
   CHECK(sbatch.find("--n 32,48,64") != std::string::npos);
   CHECK(sbatch.find("--out") == std::string::npos);
+
+  // A slice of each item timed (here: 2 trials standing for 20) counts --price-length times, and the
+  // sbatch line runs the real job's flags.
+  const fs::path sliced = out / "sliced";
+  const Run scaled = run(grid + " --price-items 2 --price-length 10 --price-flags '--trials 20' --out " + sliced.string());
+  INFO(scaled.output);
+  REQUIRE(scaled.code == 0);
+  std::ifstream in2(sliced / "price.json");
+  const json q = json::parse(in2);
+  CHECK(q["length_factor"] == 10.0);
+  CHECK(q["timed_flags"].get<std::string>().find("--trials 2") != std::string::npos);
+  CHECK(q["sbatch"].get<std::string>().find(" --trials 20") != std::string::npos);
+  CHECK(q["sbatch"].get<std::string>().find("--n 32") == std::string::npos);  // the real flags replace the timed ones
+  std::vector<double> sliced_rates;
+  for (const json& t : q["samples"]) {
+    CHECK_THAT(t["projected_seconds"].get<double>(), WithinRel(10 * t["seconds"].get<double>(), 1e-12));
+    sliced_rates.push_back(t["projected_seconds"].get<double>() / t["cost"].get<double>());
+  }
+  REQUIRE(sliced_rates.size() == 2);
+  CHECK_THAT(q["seconds_per_cost"].get<double>(), WithinRel(0.5 * (sliced_rates[0] + sliced_rates[1]), 1e-12));
+  // A length factor without the real flags, either flag without --price-items, a factor below 1: one
+  // line, exit 2, nothing written.
+  for (const std::string bad : {" --price-items 1 --price-length 10", " --price-length 10 --price-flags '--trials 20'",
+                                " --price-items 1 --price-length 0.5 --price-flags x"}) {
+    const fs::path none = out / "bad";
+    const Run r = run(grid + bad + " --out " + none.string());
+    INFO(bad << ": " << r.output);
+    CHECK(r.code == 2);
+    CHECK_FALSE(fs::exists(none));
+  }
 }
 
 TEST_CASE("sparseact_report prices what does not fit from at-scale/pricing/*/price.json", "[analysis][report]") {

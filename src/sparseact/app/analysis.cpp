@@ -54,6 +54,12 @@ Analysis::Analysis(AnalysisInfo info) : info_(std::move(info)), app_(std::make_u
                                   "BLAS, write <out>/price.json with the whole grid's projected core-hours, memory and an sbatch line, "
                                   "and exit (app/price.hpp)")
       ->check(CLI::Range(1, 1000));
+  app.add_option("--price-length", "with --price-items: the timed items are 1/F of the real ones' length (e.g. --epochs 1 of a "
+                                   "100-epoch job); their seconds count F times [1]")
+      ->check(CLI::Range(1.0, 1e9))->needs("--price-items");
+  app.add_option("--price-flags", "with --price-items: the real job's flags for the sbatch line (e.g. \"--epochs 100\"), "
+                                  "where the timed run shortened its items")
+      ->needs("--price-items");
   app.add_option("--item-order", item_order_, "test only: the order in which items are handed out")
       ->check(CLI::IsMember({"cost", "reverse", "shuffle"}))->group("");
   app.set_version_flag("--version", std::string(info_.name) + " (sparseact " + version() + ")");
@@ -70,7 +76,7 @@ json Analysis::collect_params() const {
     if (name.empty() || name == "help" || name == "version") continue;
     // How a run executes, never what it computes: kept out of <name>.json, which must not differ
     // between a resumed run, a listing or a test's hand-out order and a plain one.
-    if (name == "resume" || name == "list-items" || name == "item-order" || name == "price-items") continue;
+    if (name == "resume" || name == "list-items" || name == "item-order" || name.rfind("price-", 0) == 0) continue;
     if (opt->get_items_expected_max() == 0) {  // a flag: present or not
       params[name] = opt->count() > 0;
       continue;
@@ -363,11 +369,19 @@ std::vector<Record> Analysis::sweep(const Sweep& s) {
       std::string flags;
       for (const CLI::Option* opt : app_->get_options()) {
         const std::string name = opt->get_single_name();
-        if (opt->count() == 0 || name == "out" || name == "threads" || name == "resume" || name == "price-items" || name == "scale") continue;
+        if (opt->count() == 0 || name == "out" || name == "threads" || name == "resume" || name.rfind("price-", 0) == 0 || name == "scale") continue;
         flags += " --" + name;
         for (const std::string& v : opt->results()) flags += " " + v;
       }
-      const json p = price_sweep(s, price->as<std::size_t>(), info_.name, flags);
+      PriceRequest request{.samples = price->as<std::size_t>(), .analysis = info_.name, .flags = flags, .length_factor = 1, .timed_flags = {}};
+      if (const CLI::Option* length = app_->get_option("--price-length"); length->count() > 0) request.length_factor = length->as<double>();
+      if (const CLI::Option* real = app_->get_option("--price-flags"); real->count() > 0) {
+        request.timed_flags = flags;
+        request.flags = " " + real->as<std::string>();
+      } else if (request.length_factor != 1) {
+        throw InputError("--price-length: give the real job's flags with --price-flags too (the sbatch line must run the full-length items)");
+      }
+      const json p = price_sweep(s, request);
       const fs::path out = normalise_out(common.out);
       fs::create_directories(out);
       write_file_atomic(out / "price.json", p.dump(2) + "\n");

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <numeric>
+#include <stdexcept>
 #include <vector>
 
 #include <fmt/format.h>
@@ -27,8 +28,10 @@ std::string hours_minutes(double hours) {
 
 }  // namespace
 
-nlohmann::json price_sweep(const Sweep& sweep, std::size_t samples, const std::string& analysis, const std::string& flags) {
+nlohmann::json price_sweep(const Sweep& sweep, const PriceRequest& request) {
+  if (!(request.length_factor >= 1)) throw std::invalid_argument("price_sweep: length_factor must be ≥ 1");
   const std::size_t count = sweep.count;
+  std::size_t samples = request.samples;
   std::vector<double> cost(count);
   for (std::size_t i = 0; i < count; ++i) cost[i] = sweep.cost(i);
   std::vector<std::size_t> by_cost(count);
@@ -49,8 +52,9 @@ nlohmann::json price_sweep(const Sweep& sweep, std::size_t samples, const std::s
     const auto t0 = std::chrono::steady_clock::now();
     (void)sweep.item(i);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    timed.push_back({{"index", i}, {"key", sweep.key(i)}, {"cost", cost[i]}, {"seconds", seconds}});
-    if (cost[i] > 0) rates.push_back(seconds / cost[i]);
+    const double projected = seconds * request.length_factor;
+    timed.push_back({{"index", i}, {"key", sweep.key(i)}, {"cost", cost[i]}, {"seconds", seconds}, {"projected_seconds", projected}});
+    if (cost[i] > 0) rates.push_back(projected / cost[i]);
   }
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
@@ -63,6 +67,7 @@ nlohmann::json price_sweep(const Sweep& sweep, std::size_t samples, const std::s
   const std::size_t ranks = std::min(count, std::max<std::size_t>(kCoresPerNode, (wanted + kCoresPerNode - 1) / kCoresPerNode * kCoresPerNode));
   const std::size_t nodes = (ranks + kCoresPerNode - 1) / kCoresPerNode;
   const double wall = 1.25 * std::max(longest, core_hours / double(ranks));  // a quarter's margin for the cost model
+  const std::string& analysis = request.analysis;
   nlohmann::json out = {{"analysis", analysis},
                         {"items", count},
                         {"total_cost", total},
@@ -77,9 +82,16 @@ nlohmann::json price_sweep(const Sweep& sweep, std::size_t samples, const std::s
                         {"nodes", nodes},
                         {"wall_hours", wall},
                         {"sbatch", fmt::format("ANALYSIS={} sbatch --nodes={} --time={} examples/slurm/sweep.sbatch{}", analysis, nodes,
-                                               hours_minutes(wall), flags)},
+                                               hours_minutes(wall), request.flags)},
                         {"gpu_hours", nullptr},
+                        {"length_factor", request.length_factor},
                         {"note", "measured on this machine's cores, one item at a time on serial BLAS; GPU-hours are not measured"}};
+  if (request.length_factor != 1 || !request.timed_flags.empty()) {
+    out["timed_flags"] = request.timed_flags;
+    out["note"] = fmt::format("measured on this machine's cores, one item at a time on serial BLAS, on items 1/{:g} of the real length "
+                              "(timed with{}), their seconds × {:g}; GPU-hours are not measured",
+                              request.length_factor, request.timed_flags.empty() ? " the same flags" : request.timed_flags, request.length_factor);
+  }
   return out;
 }
 

@@ -13,6 +13,16 @@
 //   sbatch            the examples/slurm/sweep.sbatch line for 16 cores a node.
 // The most expensive items are not timed (at paper scale one can take hours); the projection is as
 // good as the cost model, which the samples' spread of seconds per unit of cost shows.
+//
+// Where even the cheapest paper-scale item takes hours, time a slice of it instead:
+//
+//   comet_train --scale paper --epochs 1 --price-items 2 --price-length 100 --price-flags "--epochs 100"
+//
+// times one-epoch items, counts each as 100 times its seconds (`length_factor`; training cost is
+// linear in epochs or steps, the evaluation included per epoch), and writes the real job's flags into
+// the sbatch line; price.json keeps the flags the items were timed with (`timed_flags`) and each
+// sample's measured seconds beside its projected ones. Memory is not scaled: a longer run holds the
+// same model.
 #include <cstddef>
 #include <string>
 
@@ -22,8 +32,16 @@
 
 namespace sparseact::app {
 
-/// Times `samples` items of `sweep` (the cheapest, then evenly up to the median cost) and returns the
-/// pricing described above. `flags` are the command line's own flags for the sbatch line.
-nlohmann::json price_sweep(const Sweep& sweep, std::size_t samples, const std::string& analysis, const std::string& flags);
+struct PriceRequest {
+  std::size_t samples = 2;     // items to time
+  std::string analysis;        // the executable, for the sbatch line
+  std::string flags;           // the real job's flags for the sbatch line (" --name value ...")
+  double length_factor = 1;    // the timed items are 1/length_factor of the real ones
+  std::string timed_flags;     // the flags the items were timed with, where they differ from `flags`
+};
+
+/// Times `request.samples` items of `sweep` (the cheapest, then evenly up to the median cost) and
+/// returns the pricing described above.
+nlohmann::json price_sweep(const Sweep& sweep, const PriceRequest& request);
 
 }  // namespace sparseact::app
