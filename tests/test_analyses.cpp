@@ -261,6 +261,9 @@ TEST_CASE("sparseact_report sets each at-scale claim beside the default run's ve
   };
   std::ofstream(root / "fake" / "fake.json") << result("inconclusive", 30, 30).dump();
   std::ofstream(root / "at-scale" / "fake" / "fake.json") << result("holds", 120, 120).dump();
+  // A second larger run of the same analysis, in a folder <name>@<variant>, is a row of its own.
+  fs::create_directories(root / "at-scale" / "fake@t60");
+  std::ofstream(root / "at-scale" / "fake@t60" / "fake.json") << result("inconclusive", 60, 60).dump();
   const Run r = run("sparseact_report " + root.string());
   INFO(r.output);
   REQUIRE(r.code == 0);
@@ -273,6 +276,10 @@ TEST_CASE("sparseact_report sets each at-scale claim beside the default run's ve
   REQUIRE(at != std::string::npos);
   const std::string row = md.substr(md.find("| [fake › p_at_least]", at), 400);
   CHECK(row.find("| inconclusive | 30 trials | --trials 30 → 120 | 120 trials | 1440 s | 0.97 | holds | P ≥ 0.9 at every point |") !=
+        std::string::npos);
+  const std::size_t variant = md.find("| [fake@t60 › p_at_least](at-scale/fake@t60/fake.json)", at);
+  REQUIRE(variant != std::string::npos);
+  CHECK(md.substr(variant, 400).find("| inconclusive | 30 trials | --trials 30 → 60 | 60 trials | 720 s | 0.97 | *inconclusive*") !=
         std::string::npos);
 }
 

@@ -94,12 +94,16 @@ std::string link(const std::string& analysis, const json& check) {
   return fmt::format("[{} › {}](#{})", analysis, cell(check.value("id", json())), analysis);
 }
 
-/// Every FOLDER/*/<name>.json with checks, by name.
-std::map<std::string, json> read_results(const fs::path& root) {
+/// Every FOLDER/*/<name>.json with checks, by name. With `variants`, a folder <name>@<variant> holds
+/// one of several larger runs of <name> (at-scale/momlp_regression@w128/momlp_regression.json), keyed
+/// by its folder.
+std::map<std::string, json> read_results(const fs::path& root, bool variants = false) {
   std::map<std::string, json> out;
   for (const auto& entry : fs::directory_iterator(root)) {
     if (!entry.is_directory()) continue;
-    const fs::path file = entry.path() / (entry.path().filename().string() + ".json");
+    const std::string folder = entry.path().filename().string();
+    const std::size_t at = variants ? folder.find('@') : std::string::npos;
+    const fs::path file = entry.path() / (folder.substr(0, at) + ".json");
     if (!fs::exists(file)) continue;
     std::ifstream in(file);
     json r = json::parse(in, nullptr, false);
@@ -107,7 +111,7 @@ std::map<std::string, json> read_results(const fs::path& root) {
       std::fprintf(stderr, "sparseact_report: warning: %s is not a result file; skipped\n", file.c_str());
       continue;
     }
-    out[r.value("analysis", entry.path().filename().string())] = r;
+    out[at == std::string::npos ? r.value("analysis", folder) : folder] = r;
   }
   return out;
 }
@@ -160,8 +164,8 @@ std::string at_scale_section(const fs::path& root, const std::map<std::string, j
   const fs::path dir = root / "at-scale";
   if (!fs::is_directory(dir)) return {};
   std::string rows;
-  for (const auto& [name, r] : read_results(dir)) {
-    const auto d = defaults.find(name);
+  for (const auto& [name, r] : read_results(dir, true)) {
+    const auto d = defaults.find(r.value("analysis", name));
     for (const auto& c : r["checks"]) {
       if (kind_of(c) != "claim") continue;
       json before;
@@ -170,7 +174,7 @@ std::string at_scale_section(const fs::path& root, const std::map<std::string, j
           if (b.value("id", "") == c.value("id", "")) before = b;
       const json& p = c.value("power", json());
       rows += fmt::format("| [{} › {}](at-scale/{}/{}.json) | {} | {} | {} | {} | {:.0f} s | {} | {} | {} |\n", name, cell(c.value("id", json())),
-                          name, name, before.is_null() ? "—" : verdict_of(before), before.is_null() ? "—" : size_of(before),
+                          name, r.value("analysis", name), before.is_null() ? "—" : verdict_of(before), before.is_null() ? "—" : size_of(before),
                           params_changed(d != defaults.end() ? d->second.value("params", json()) : json(), r.value("params", json())),
                           size_of(c), r.value("elapsed_s", 0.0),
                           p.is_object() && p.value("power", json()).is_number() ? fmt::format("{:.2f}", p["power"].get<double>()) : "—",
