@@ -145,7 +145,8 @@ std::string params_changed(const json& defaults, const json& larger) {
   for (const auto& [key, value] : larger.items()) {
     const json was = defaults.is_object() && defaults.contains(key) ? defaults[key] : json();
     if (was == value || key == "out" || key == "resume" || key == "threads") continue;
-    out += fmt::format("{}--{} {} → {}", out.empty() ? "" : ", ", key, was.is_null() ? "—" : cell(was), cell(value));
+    const bool unset = was.is_null() || (was.is_string() && was.get<std::string>().empty());  // "": the analysis's own default
+    out += fmt::format("{}--{} {} → {}", out.empty() ? "" : ", ", key, unset ? "(default)" : cell(was), cell(value));
   }
   return out.empty() ? "the default flags" : out;
 }
