@@ -105,6 +105,7 @@ TEST_CASE("paper 001 training analyses reject bad input with exit 2 and write no
       "thm7_bounds --lr 2 --wd 0,0.6",                 // lr·w ≥ 1: decay flips signs
       "sparsity_training --batch 0",
       "weird_activation --threshold 1.5",
+      "weird_activation --steps 20 --warmup 30",      // a warm-up longer than the run
   };
   for (const char* cmd : bad) {
     INFO(cmd);
@@ -126,4 +127,16 @@ TEST_CASE("thm7_bounds and flatness_bounds give the same numbers for --threads 1
     CHECK(ja["checks"] == jb["checks"]);
     CHECK(ja["data"] == jb["data"]);
   }
+}
+
+TEST_CASE("weird_activation --warmup trains with a linear warm-up: other numbers, the default's bytes without it", "[analysis][flatness]") {
+  const std::string tiny = "weird_activation --train 512 --pool 7 --d 6 --n 12 --blocks 2 --batch 16 --steps 20 --log-every 5";
+  const fs::path plain = fresh_dir("weird_plain"), zero = fresh_dir("weird_warmup0"), warm = fresh_dir("weird_warmup10");
+  REQUIRE(run(tiny + " --out " + plain.string()).code != 2);
+  REQUIRE(run(tiny + " --warmup 0 --out " + zero.string()).code != 2);
+  REQUIRE(run(tiny + " --warmup 10 --out " + warm.string()).code != 2);
+  const json a = read_json(plain / "weird_activation.json"), b = read_json(zero / "weird_activation.json"), c = read_json(warm / "weird_activation.json");
+  CHECK(a["data"] == b["data"]);
+  CHECK(a["checks"] == b["checks"]);
+  CHECK(a["data"] != c["data"]);  // the schedule reaches the training loop
 }
