@@ -44,15 +44,23 @@ int main(int argc, char** argv) {
   // --scale: 50 × the 60000 training images; paper: 1000 × 60000).
   int nets = 0, images = 0, width_lo = 100, width_hi = 1000, hidden = 3;
   double sparsity_lo = 0.05, sparsity_hi = 1.0;
+  std::string sparsity_range = "0.05,1";
   std::string preprocessing = "standardize", tie_rule = "strict";
   app.add_option("--nets", nets, "random COMET nets (0: by scale)")->check(CLI::Range(0, 1000000))->capture_default_str();
   app.add_option("--images", images, "images routed (0: by scale)")->check(CLI::Range(0, 60000))->capture_default_str();
+  app.add_option("--sparsity-range", sparsity_range, "lo,hi: 1 − p_k is drawn uniform on [lo, hi) (§5.1.2: 0.05,1; the sparsest nets "
+                                                   "hold the dead neurons, so a narrower range is where a smaller dead share is reachable)")
+      ->capture_default_str();
   app.add_option("--preprocess", preprocessing, "pixels: per-pixel z-score, centred, or raw [0, 1]")
       ->check(CLI::IsMember({"standardize", "center", "raw"}))->capture_default_str();
   app.add_option("--tie-rule", tie_rule, "k-WTA ties")->check(CLI::IsMember({"strict", "inclusive", "exact"}))->capture_default_str();
 
   return analysis.run(argc, argv, [&](Analysis& a) {
     auto& r = a.result;
+    const std::vector<double> range = parse_number_list("--sparsity-range", sparsity_range, 0, 1);
+    if (range.size() != 2 || !(range[0] < range[1]))
+      throw InputError(fmt::format("--sparsity-range {}: give lo,hi with 0 ≤ lo < hi ≤ 1", sparsity_range));
+    sparsity_lo = range[0], sparsity_hi = range[1];
     const bool explicit_scale = a.app().get_option("--scale")->count() > 0;
     const bool quick = explicit_scale && a.common.scale == Scale::quick;
     if (nets == 0) nets = quick ? 20 : (explicit_scale ? 1000 : 50);

@@ -61,6 +61,10 @@ const OwnCase kOwnBadInput[] = {
     {"sparsity_training", "--wd nan"},
     {"sparsity_training", "--test 20000"},  // the test split holds 10000 images
     {"weird_activation", "--shift nan"},
+    {"weird_activation", "--steps 20 --warmup 30"},
+    {"comet_utilization", "--sparsity-range 0.9,0.5"},
+    {"comet_utilization", "--sparsity-range 0.5"},
+    {"comet_utilization", "--sparsity-range 0.2,1.5"},
     {"spectral_training", "--c nan"},
     {"thm7_bounds", "--tau nan"},
     {"thm7_bounds", "--wd nan"},
