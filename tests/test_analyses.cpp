@@ -328,6 +328,7 @@ TEST_CASE("pricing a grid (--price-items) times the cheapest items, projects the
   std::ifstream in2(sliced / "price.json");
   const json q = json::parse(in2);
   CHECK(q["length_factor"] == 10.0);
+  CHECK(q["gpu_path"] == true);  // mp_sweep has a --device cuda path
   CHECK(q["timed_flags"].get<std::string>().find("--trials 2") != std::string::npos);
   CHECK(q["sbatch"].get<std::string>().find(" --trials 20") != std::string::npos);
   CHECK(q["sbatch"].get<std::string>().find("--n 32") == std::string::npos);  // the real flags replace the timed ones
@@ -363,7 +364,7 @@ TEST_CASE("sparseact_report prices what does not fit from at-scale/pricing/*/pri
   const std::string md(std::istreambuf_iterator<char>(in), {});
   INFO(md);
   REQUIRE(md.find("### What does not fit here: the cluster job and its price") != std::string::npos);
-  CHECK(md.find("| fake | 400 | width=3000 seed=0 (90 s) | 30 (1.00×) | 250 | 1.5 h | 812 MiB | `ANALYSIS=fake sbatch --nodes=4") !=
+  CHECK(md.find("| fake | 400 | width=3000 seed=0 (90 s) | 30 (1.00×) | 250 | 1.5 h | 812 MiB | CPU only | `ANALYSIS=fake sbatch --nodes=4") !=
         std::string::npos);
 }
 

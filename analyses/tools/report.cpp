@@ -210,17 +210,18 @@ std::string pricing_section(const fs::path& root) {
       timed += length == 1 ? fmt::format("{}{} ({:.3g} s)", timed.empty() ? "" : "; ", t.value("key", "?"), t.value("seconds", 0.0))
                            : fmt::format("{}{} ({:.3g} s × {:g})", timed.empty() ? "" : "; ", t.value("key", "?"), t.value("seconds", 0.0), length);
     if (p.contains("timed_flags")) timed += fmt::format(", timed with `{}`", p.value("timed_flags", ""));
-    rows += fmt::format("| {} | {} | {} | {:.3g} ({:.2f}×) | {:.3g} | {:.3g} h | {:.0f} MiB | `{}` |\n", name, p.value("items", 0), timed,
+    rows += fmt::format("| {} | {} | {} | {:.3g} ({:.2f}×) | {:.3g} | {:.3g} h | {:.0f} MiB | {} | `{}` |\n", name, p.value("items", 0), timed,
                         p.value("seconds_per_cost", 0.0), p.value("rate_spread", 1.0), p.value("core_hours", 0.0),
-                        p.value("longest_item_hours", 0.0), p.value("peak_rss_mib", 0.0), p.value("sbatch", ""));
+                        p.value("longest_item_hours", 0.0), p.value("peak_rss_mib", 0.0),
+                        p.value("gpu_path", false) ? "`--device cuda` path; GPU-hours not measured" : "CPU only", p.value("sbatch", ""));
   }
   return "### What does not fit here: the cluster job and its price\n\nEach row times real items of the paper-scale grid on this "
          "machine (`--price-items`: the cheapest, then up to the median cost, one at a time on serial BLAS) and projects the whole "
          "grid through the sweep's cost model (where a paper-scale item takes hours, a slice of it is timed, e.g. one epoch of "
          "100, and its seconds multiplied: \"× 100\"); the spread of seconds per unit of cost across the timed items shows how far to trust "
          "it. Memory is the timing process's peak, i.e. per rank. GPU-hours are not measured.\n\n| analysis | items | timed "
-         "items | seconds per unit of cost (spread) | core-hours | longest item | memory per rank | sbatch |\n"
-         "|---|---|---|---|---|---|---|---|\n" + rows + "\n";
+         "items | seconds per unit of cost (spread) | core-hours | longest item | memory per rank | GPU | sbatch |\n"
+         "|---|---|---|---|---|---|---|---|---|\n" + rows + "\n";
 }
 
 }  // namespace

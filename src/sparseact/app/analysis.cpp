@@ -373,7 +373,8 @@ std::vector<Record> Analysis::sweep(const Sweep& s) {
         flags += " --" + name;
         for (const std::string& v : opt->results()) flags += " " + v;
       }
-      PriceRequest request{.samples = price->as<std::size_t>(), .analysis = info_.name, .flags = flags, .length_factor = 1, .timed_flags = {}};
+      PriceRequest request{.samples = price->as<std::size_t>(), .analysis = info_.name, .flags = flags, .length_factor = 1, .timed_flags = {},
+                           .gpu_path = info_.gpu_path};
       if (const CLI::Option* length = app_->get_option("--price-length"); length->count() > 0) request.length_factor = length->as<double>();
       if (const CLI::Option* real = app_->get_option("--price-flags"); real->count() > 0) {
         request.timed_flags = flags;

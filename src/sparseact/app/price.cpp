@@ -84,13 +84,17 @@ nlohmann::json price_sweep(const Sweep& sweep, const PriceRequest& request) {
                         {"sbatch", fmt::format("ANALYSIS={} sbatch --nodes={} --time={} examples/slurm/sweep.sbatch{}", analysis, nodes,
                                                hours_minutes(wall), request.flags)},
                         {"gpu_hours", nullptr},
+                        {"gpu_path", request.gpu_path},
                         {"length_factor", request.length_factor},
                         {"note", "measured on this machine's cores, one item at a time on serial BLAS; GPU-hours are not measured"}};
+  if (request.gpu_path)
+    out["note"] = out["note"].get<std::string>() + "; a --device cuda path exists, so the job can also run on GPU nodes (one GPU per rank)";
   if (request.length_factor != 1 || !request.timed_flags.empty()) {
     out["timed_flags"] = request.timed_flags;
     out["note"] = fmt::format("measured on this machine's cores, one item at a time on serial BLAS, on items 1/{:g} of the real length "
                               "(timed with{}), their seconds × {:g}; GPU-hours are not measured",
-                              request.length_factor, request.timed_flags.empty() ? " the same flags" : request.timed_flags, request.length_factor);
+                              request.length_factor, request.timed_flags.empty() ? " the same flags" : request.timed_flags, request.length_factor) +
+                  (request.gpu_path ? "; a --device cuda path exists, so the job can also run on GPU nodes (one GPU per rank)" : "");
   }
   return out;
 }

@@ -38,6 +38,7 @@ struct PriceRequest {
   std::string flags;           // the real job's flags for the sbatch line (" --name value ...")
   double length_factor = 1;    // the timed items are 1/length_factor of the real ones
   std::string timed_flags;     // the flags the items were timed with, where they differ from `flags`
+  bool gpu_path = false;       // the analysis has a --device cuda path (its GPU-hours are not measured here)
 };
 
 /// Times `request.samples` items of `sweep` (the cheapest, then evenly up to the median cost) and
