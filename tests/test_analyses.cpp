@@ -329,6 +329,13 @@ TEST_CASE("pricing a grid (--price-items) times the cheapest items, projects the
   const json q = json::parse(in2);
   CHECK(q["length_factor"] == 10.0);
   CHECK(q["gpu_path"] == true);  // mp_sweep has a --device cuda path
+  CHECK_FALSE(q.contains("warning"));  // its items take seconds, not days
+  // An item projected past a queue's limit is said: no node count shortens it.
+  const Run huge = run("mp_sweep --scale quick --n 32,48,64 --c 0.25,4 --trials 20 --price-items 1 --price-length 1e9 --price-flags x --out " +
+                       (out / "huge").string());  // ≥ 1 ms an item: ≥ 10⁶ s projected
+  REQUIRE(huge.code == 0);
+  std::ifstream in3(out / "huge" / "price.json");
+  CHECK_THAT(json::parse(in3).value("warning", ""), Catch::Contains("no number of ranks shortens it"));
   CHECK(q["timed_flags"].get<std::string>().find("--trials 2") != std::string::npos);
   CHECK(q["sbatch"].get<std::string>().find(" --trials 20") != std::string::npos);
   CHECK(q["sbatch"].get<std::string>().find("--n 32") == std::string::npos);  // the real flags replace the timed ones
@@ -366,6 +373,7 @@ TEST_CASE("sparseact_report prices what does not fit from at-scale/pricing/*/pri
   REQUIRE(md.find("### What does not fit here: the cluster job and its price") != std::string::npos);
   CHECK(md.find("| fake | 400 | width=3000 seed=0 (90 s) | 30 (1.00×) | 250 | 1.5 h | 812 MiB | CPU only | `ANALYSIS=fake sbatch --nodes=4") !=
         std::string::npos);
+  CHECK(md.find("examples/slurm/sweep.sbatch` |") != std::string::npos);  // no warning: the line alone
 }
 
 TEST_CASE("sparseact_report --bench prints one row per speed check with the ratio of medians and the verdict", "[analysis][report]") {

@@ -210,10 +210,11 @@ std::string pricing_section(const fs::path& root) {
       timed += length == 1 ? fmt::format("{}{} ({:.3g} s)", timed.empty() ? "" : "; ", t.value("key", "?"), t.value("seconds", 0.0))
                            : fmt::format("{}{} ({:.3g} s × {:g})", timed.empty() ? "" : "; ", t.value("key", "?"), t.value("seconds", 0.0), length);
     if (p.contains("timed_flags")) timed += fmt::format(", timed with `{}`", p.value("timed_flags", ""));
-    rows += fmt::format("| {} | {} | {} | {:.3g} ({:.2f}×) | {:.3g} | {:.3g} h | {:.0f} MiB | {} | `{}` |\n", name, p.value("items", 0), timed,
+    rows += fmt::format("| {} | {} | {} | {:.3g} ({:.2f}×) | {:.3g} | {:.3g} h | {:.0f} MiB | {} | {} |\n", name, p.value("items", 0), timed,
                         p.value("seconds_per_cost", 0.0), p.value("rate_spread", 1.0), p.value("core_hours", 0.0),
                         p.value("longest_item_hours", 0.0), p.value("peak_rss_mib", 0.0),
-                        p.value("gpu_path", false) ? "`--device cuda` path; GPU-hours not measured" : "CPU only", p.value("sbatch", ""));
+                        p.value("gpu_path", false) ? "`--device cuda` path; GPU-hours not measured" : "CPU only",
+                        "`" + p.value("sbatch", "") + "`" + (p.contains("warning") ? " — **" + p.value("warning", "") + "**" : ""));
   }
   return "### What does not fit here: the cluster job and its price\n\nEach row times real items of the paper-scale grid on this "
          "machine (`--price-items`: the cheapest, then up to the median cost, one at a time on serial BLAS) and projects the whole "

@@ -20,6 +20,7 @@ namespace {
 
 constexpr int kCoresPerNode = 16;       // examples/slurm/sweep.sbatch: --ntasks-per-node=16
 constexpr double kTargetWallHours = 2;  // spread the grid so the job takes about this long
+constexpr double kQueueLimitHours = 48; // a common partition's wall-time limit: an item longer than this cannot run as one
 
 std::string hours_minutes(double hours) {
   const long minutes = std::max(10L, static_cast<long>(std::ceil(hours * 60)));
@@ -87,6 +88,11 @@ nlohmann::json price_sweep(const Sweep& sweep, const PriceRequest& request) {
                         {"gpu_path", request.gpu_path},
                         {"length_factor", request.length_factor},
                         {"note", "measured on this machine's cores, one item at a time on serial BLAS; GPU-hours are not measured"}};
+  // An item runs on one core and cannot be split across ranks: past a queue's limit, no node count helps.
+  if (longest > kQueueLimitHours)
+    out["warning"] = fmt::format("the longest item alone takes {:.0f} core-hours on one core, past a typical {:g}-hour queue limit: "
+                                 "no number of ranks shortens it (items are not split); it needs faster cores or another code path",
+                                 longest, kQueueLimitHours);
   if (request.gpu_path)
     out["note"] = out["note"].get<std::string>() + "; a --device cuda path exists, so the job can also run on GPU nodes (one GPU per rank)";
   if (request.length_factor != 1 || !request.timed_flags.empty()) {

@@ -10,7 +10,8 @@
 //   core_hours        Σ_i cost_i · rate / 3600 (every item, one core each),
 //   longest_item_h    max_i cost_i · rate / 3600 (an item cannot be split: the job's least wall time),
 //   peak_rss_mib      this process's peak resident memory after the samples (memory per rank),
-//   sbatch            the examples/slurm/sweep.sbatch line for 16 cores a node.
+//   sbatch            the examples/slurm/sweep.sbatch line for 16 cores a node,
+//   warning           where the longest item alone is past a 48-hour queue limit (items are not split).
 // The most expensive items are not timed (at paper scale one can take hours); the projection is as
 // good as the cost model, which the samples' spread of seconds per unit of cost shows.
 //
