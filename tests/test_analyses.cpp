@@ -275,7 +275,7 @@ TEST_CASE("sparseact_report sets each at-scale claim beside the default run's ve
   const std::size_t at = md.find("### At larger scale");
   REQUIRE(at != std::string::npos);
   const std::string row = md.substr(md.find("| [fake › p_at_least]", at), 400);
-  CHECK(row.find("| inconclusive | 30 trials | --trials 30 → 120 | 120 trials | 1440 s | 0.97 | holds | P ≥ 0.9 at every point |") !=
+  CHECK(row.find("| inconclusive | 30 trials | --trials 30 → 120 | 120 trials | 1440 s | 0.97 | holds | 1 | θ > 0 | P ≥ 0.9 at every point |") !=
         std::string::npos);
   const std::size_t variant = md.find("| [fake@t60 › p_at_least](at-scale/fake@t60/fake.json)", at);
   REQUIRE(variant != std::string::npos);
