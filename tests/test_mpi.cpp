@@ -104,10 +104,13 @@ void require_same_outputs(const fs::path& a, const fs::path& b, const std::strin
   }
 }
 
+/// A finished item's file: NNNNNNNN.rec, not a rank's temporary (.tmp-<pid>-NNNNNNNN.rec).
+bool is_item_file(const fs::path& p) { return p.extension() == ".rec" && p.filename().string()[0] != '.'; }
+
 std::size_t count_items(const fs::path& out) {
   std::size_t n = 0;
   std::error_code ec;
-  for (const auto& e : fs::directory_iterator(out / ".sweep" / "items", ec)) n += e.path().extension() == ".rec" && e.path().filename().string()[0] != '.';
+  for (const auto& e : fs::directory_iterator(out / ".sweep" / "items", ec)) n += is_item_file(e.path());
   return n;
 }
 
@@ -249,8 +252,7 @@ TEST_CASE("A sweep killed mid-run resumes to a clean run's bytes, reusing its it
     CHECK_FALSE(fs::exists(out / "mp_sweep.json"));
     std::map<std::string, ino_t> before;
     for (const auto& e : fs::directory_iterator(out / ".sweep" / "items"))
-      if (e.path().extension() == ".rec" && e.path().filename().string()[0] != '.')  // not a killed rank's temporary
-        before[e.path().string()] = inode(e.path());
+      if (is_item_file(e.path())) before[e.path().string()] = inode(e.path());
 
     const Run resumed = shell(mpirun(3) + bin("mp_sweep") + flags + " --resume --out " + out.string());
     CHECK(resumed.code == ref.code);

@@ -86,22 +86,22 @@ nlohmann::json price_sweep(const Sweep& sweep, const PriceRequest& request) {
                                                hours_minutes(wall), request.flags)},
                         {"gpu_hours", nullptr},
                         {"gpu_path", request.gpu_path},
-                        {"length_factor", request.length_factor},
-                        {"note", "measured on this machine's cores, one item at a time on serial BLAS; GPU-hours are not measured"}};
+                        {"length_factor", request.length_factor}};
   // An item runs on one core and cannot be split across ranks: past a queue's limit, no node count helps.
   if (longest > kQueueLimitHours)
     out["warning"] = fmt::format("the longest item alone takes {:.0f} core-hours on one core, past a typical {:g}-hour queue limit: "
                                  "no number of ranks shortens it (items are not split); it needs faster cores or another code path",
                                  longest, kQueueLimitHours);
-  if (request.gpu_path)
-    out["note"] = out["note"].get<std::string>() + "; a --device cuda path exists, so the job can also run on GPU nodes (one GPU per rank)";
+  // One note: where the seconds come from, and whether GPU nodes are an option.
+  std::string note = "measured on this machine's cores, one item at a time on serial BLAS";
   if (request.length_factor != 1 || !request.timed_flags.empty()) {
     out["timed_flags"] = request.timed_flags;
-    out["note"] = fmt::format("measured on this machine's cores, one item at a time on serial BLAS, on items 1/{:g} of the real length "
-                              "(timed with{}), their seconds × {:g}; GPU-hours are not measured",
-                              request.length_factor, request.timed_flags.empty() ? " the same flags" : request.timed_flags, request.length_factor) +
-                  (request.gpu_path ? "; a --device cuda path exists, so the job can also run on GPU nodes (one GPU per rank)" : "");
+    note += fmt::format(", on items 1/{:g} of the real length (timed with{}), their seconds × {:g}", request.length_factor,
+                        request.timed_flags.empty() ? " the same flags" : request.timed_flags, request.length_factor);
   }
+  note += "; GPU-hours are not measured";
+  if (request.gpu_path) note += "; a --device cuda path exists, so the job can also run on GPU nodes (one GPU per rank)";
+  out["note"] = note;
   return out;
 }
 
