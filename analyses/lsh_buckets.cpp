@@ -27,7 +27,7 @@
 #include <sparseact/core/stats.hpp>
 #include <sparseact/lsh/lemma42.hpp>
 
-#include "binomial_evidence.hpp"
+#include <sparseact/app/binomial_evidence.hpp>
 
 using namespace sparseact;
 using namespace sparseact::app;

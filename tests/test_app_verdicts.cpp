@@ -6,6 +6,7 @@
 #include <vector>
 
 #include <sparseact/app/analysis.hpp>
+#include <sparseact/app/binomial_evidence.hpp>
 #include <sparseact/app/checks.hpp>
 #include <sparseact/core/errors.hpp>
 #include <sparseact/core/stats.hpp>
@@ -70,6 +71,29 @@ TEST_CASE("equivalent (TOST): holds inside the margin, contradicted outside, inc
   CHECK(wide.verdict == "inconclusive");
   CHECK(wide.power["power"].get<double>() < 0.8);
   CHECK(wide.power["n_for_80"].get<std::size_t>() > 4);
+}
+
+TEST_CASE("uniform_categories: every share within Δ of 1/K holds, one share outside contradicts, few trials are inconclusive",
+          "[app][verdicts]") {
+  Analysis a = test_analysis();
+  const auto claim = [](const char* id) { return Claim{.id = id, .claim = "Lemma 1"}; };
+  // 10⁵ trials per group, split exactly evenly: every relative interval is about ±0.01 wide, inside ±0.1.
+  const Check& even = uniform_categories(a, claim("even"), {{"K = 2", {50000, 50000}}, {"K = 4", {25000, 25000, 25000, 25000}}}, 0.1, "stated");
+  CHECK(even.verdict == "holds");
+  CHECK(even.power["power"].get<double>() > 0.99);
+  // One of 4 categories at 0.3 instead of 0.25 (K p − 1 = 0.2): its interval lies entirely above Δ = 0.1.
+  const Check& heavy = uniform_categories(a, claim("heavy"), {{"K = 4", {30000, 23334, 23333, 23333}}}, 0.1, "stated");
+  CHECK(heavy.verdict == "contradicted");
+  CHECK(heavy.detail["deciding"] == "K = 4, category 0");
+  // 200 trials over 8 categories: each share's 90 % interval reaches ±30 % of 1/8, so nothing is shown either way.
+  const Check& few = uniform_categories(a, claim("few"), {{"K = 8", {25, 25, 25, 25, 25, 25, 25, 25}}}, 0.1, "stated");
+  CHECK(few.verdict == "inconclusive");
+  const double p = few.power["power"].get<double>();
+  CHECK(p < 0.8);
+  // The family's power is the product over categories, so below any single category's TOST power; n_for_80 reaches 0.8.
+  const double se = few.tolerance["std_error"].get<double>();
+  CHECK(p <= stats::tost_power(0.1, se, INFINITY, 0.0, 0.05));
+  CHECK(few.power["n_for_80"].get<std::size_t>() > 200);
 }
 
 TEST_CASE("rate: an upper bound holds below the exponent, is contradicted above it, inconclusive in between",

@@ -1,0 +1,118 @@
+#pragma once
+// Claims about probabilities read from counts of independent trials (lsh_buckets, parrots_memorize).
+//
+// wilson_evidence: "P ≥ p₀", θ = P − p₀ > 0, read from the Wilson score interval. The two-sided
+// (1 − 2α) interval, taken about its centre, gives app::direction()'s one-sided (1 − α) bounds
+// exactly, so "holds" means the Wilson lower end clears p₀.
+//
+// uniform_categories: "every one of K categories has probability 1/K" (a router that splits its
+// inputs evenly, paper 004 Lemma D.6), shown as equivalence rather than as a χ² test that fails to
+// reject: per category j, θ_j = K·p_j − 1 (the deviation relative to 1/K) with its (1 − 2α) Wilson
+// interval, and the claim holds when every interval, over every group, lies inside (−Δ, Δ). That is
+// an intersection–union test: each TOST at level α gives the family level α without correction.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include <sparseact/app/checks.hpp>
+#include <sparseact/core/stats.hpp>
+
+namespace sparseact::app {
+
+inline Evidence wilson_evidence(std::int64_t hits, std::int64_t trials, double p0, double alpha, std::string unit) {
+  const stats::Interval w = stats::wilson_interval(hits, trials, 2 * alpha);
+  const double centre = 0.5 * (w.lo + w.hi);
+  return evidence_from_interval(centre - p0, {w.lo - p0, w.hi - p0}, 2 * alpha, std::size_t(trials), std::move(unit),
+                                "Wilson score interval (normal)");
+}
+
+/// One group of counts over K = counts.size() categories (e.g. one K's expert loads).
+struct CategoryCounts {
+  std::string label;
+  std::vector<std::int64_t> counts;
+};
+
+/// Uniformity over the categories of every group, |K p_j − 1| < Δ for all j, as above. The check is
+/// app::equivalent() on the deciding category (one whose interval lies entirely outside (−Δ, Δ), else
+/// the one reaching furthest from 0), with the family's verdict and power put in its place:
+///   holds: every interval inside (−Δ, Δ);
+///   contradicted: some interval entirely outside, or the family's power at uniformity ≥ 0.8 while an
+///     interval still crosses ±Δ;
+///   inconclusive otherwise.
+/// The family's power is the product of the per-category TOST powers at θ = 0 (categories treated as
+/// independent; the multinomial's are weakly negatively correlated), and n_for_80 scales every
+/// group's trials alike.
+inline Check& uniform_categories(Analysis& a, Claim c, const std::vector<CategoryCounts>& groups, double margin,
+                                 const std::string& margin_source, double alpha = 0.05) {
+  struct Cell {
+    std::string label;
+    Evidence e;
+    double lo, hi;
+  };
+  std::vector<Cell> cells;
+  json per_group = json::array();
+  std::size_t trials_total = 0;
+  for (const CategoryCounts& g : groups) {
+    const auto K = static_cast<double>(g.counts.size());
+    std::int64_t n = 0;
+    for (std::int64_t k : g.counts) n += k;
+    if (g.counts.size() < 2 || n <= 0) throw std::logic_error("check " + c.id + ": a group needs ≥ 2 categories and ≥ 1 trial");
+    trials_total += std::size_t(n);
+    double worst = 0;
+    for (std::size_t j = 0; j < g.counts.size(); ++j) {
+      const stats::Interval w = stats::wilson_interval(g.counts[j], n, 2 * alpha);
+      const double lo = K * w.lo - 1, hi = K * w.hi - 1;
+      const std::string label = fmt::format("{}, category {}", g.label, j);
+      cells.push_back({label, evidence_from_interval(0.5 * (lo + hi), {lo, hi}, 2 * alpha, std::size_t(n), "trials", "Wilson score interval (normal)"),
+                       lo, hi});
+      worst = std::max({worst, hi, -lo});
+    }
+    per_group.push_back({{"group", g.label}, {"categories", g.counts.size()}, {"trials", n}, {"furthest_interval_end", worst}});
+  }
+  if (cells.empty()) throw std::logic_error("check " + c.id + ": no groups");
+  const auto outside = [&](const Cell& x) { return x.lo >= margin || x.hi <= -margin; };
+  const auto reach = [](const Cell& x) { return std::max(x.hi, -x.lo); };
+  auto decider = std::find_if(cells.begin(), cells.end(), outside);
+  if (decider == cells.end())
+    decider = std::max_element(cells.begin(), cells.end(), [&](const Cell& x, const Cell& y) { return reach(x) < reach(y); });
+  const bool all_inside = std::all_of(cells.begin(), cells.end(), [&](const Cell& x) { return x.lo > -margin && x.hi < margin; });
+  // Power of the family at uniformity with every group's trials scaled by f (se by 1/√f).
+  const auto family_power = [&](double f) {
+    double p = 1;
+    for (const Cell& x : cells) p *= stats::tost_power(margin, x.e.std_error / std::sqrt(f), x.e.df, 0.0, alpha);
+    return p;
+  };
+  const double power = family_power(1);
+  const std::size_t n80 = stats::smallest_n_for_power(
+      [&](std::size_t n) { return family_power(double(n) / double(trials_total)); }, 1, 0.8, trials_total * 1000);
+  if (c.detail.is_null()) c.detail = json::object();
+  if (c.detail.is_object()) c.detail["groups"] = per_group, c.detail["deciding"] = decider->label;
+  const std::string deciding = decider->label;
+  Check& out = equivalent(a, std::move(c), decider->e, margin, margin_source, alpha);
+  out.measured = fmt::format("{} categories; the deciding one ({}): K·p̂ − 1 = {:.4g}, {:.0f}% interval [{:.4g}, {:.4g}]; {}; family power "
+                             "{:.2f} at uniformity",
+                             cells.size(), deciding, decider->e.estimate, 100 * (1 - 2 * alpha), decider->lo, decider->hi,
+                             all_inside ? "every interval inside (−Δ, Δ)" : "not every interval inside (−Δ, Δ)", power);
+  out.predicted = fmt::format("|K p_j − 1| < Δ = {:g} for every category", margin);
+  out.power["power"] = power;
+  out.power["n"] = trials_total;
+  out.power["n_for_80"] = n80 == 0 ? json(nullptr) : json(n80);
+  out.power["unit"] = "trials (summed over the groups)";
+  out.power["effect_source"] = "uniformity (θ = 0 in every category), margin " + margin_source;
+  out.power["rule"] = "every group's trials scaled by n′/n; family power = product of the categories' TOST powers";
+  if (out.tolerance.is_object())
+    out.tolerance["rule"] = "intersection–union: holds when every category's (1 − 2α) interval lies inside (−Δ, Δ); contradicted when one "
+                            "lies entirely outside, or the family's power at uniformity is ≥ 0.8 without support; inconclusive otherwise";
+  if (out.kind == "claim") {
+    out.verdict = all_inside ? "holds" : (outside(*decider) || power >= 0.8) ? "contradicted" : "inconclusive";
+    out.holds = out.verdict == "holds";
+  }
+  return out;
+}
+
+}  // namespace sparseact::app
