@@ -6,9 +6,11 @@
 // |V| ≤ --V-max-exhaustive and on Erdős–Rényi graphs at the p where P(length-2 path) = 1/2; (c) the fewest bits
 // b_min of the attention output at which every answer is still right, fitted against log₂ N; (d) the number of
 // experts K* at which the matched MoE's width falls below Theorem 3.2's |V|/log₂ N, against (log₂ N)².
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -21,6 +23,80 @@
 using namespace sparseact;
 using namespace sparseact::app;
 using namespace sparseact::parrots;
+
+namespace {
+
+/// The sweep's work: Lemma D.2 on every pair of subsets of [n] (one item per n) and on random pairs (one item), and
+/// Theorem 3.3 on every graph of each small |V| and on G(|V|, p) per --V, in chunks of 2^15 and 1000 graphs.
+enum Kind { d2_all, d2_random, exhaustive, gnp };
+struct Item {
+  Kind kind;
+  int size;
+  long long lo, hi;
+};
+std::vector<Item> work_items(int n_max, int n_random, int instances, int V_exh, const std::set<int>& Vs, int graphs) {
+  std::vector<Item> items;
+  for (int n = 1; n <= n_max; ++n) items.push_back({d2_all, n, 0, 1LL << (2 * n)});
+  items.push_back({d2_random, n_random, 0, instances});
+  for (int V = 3; V <= V_exh; ++V)
+    for (long long lo = 0, all = 1LL << (V * (V - 1) / 2); lo < all; lo += 1 << 15) items.push_back({exhaustive, V, lo, std::min(all, lo + (1 << 15))});
+  for (int V : Vs)
+    for (long long lo = 0; lo < graphs; lo += 1000) items.push_back({gnp, V, lo, std::min<long long>(graphs, lo + 1000)});
+  return items;
+}
+
+/// One item's tallies as a sweep record (the reduce sums the chunks of each (part, size)).
+Record run_item(const Item& it, std::uint64_t seed, int bits_max) {
+  Record rec;
+  LemmaD2Tally d2;
+  Rng rng(seed, stream_id(0x004'0D20 + it.kind, std::uint64_t(it.size)));  // Lemma D.2: one stream per (part, n)
+  if (it.kind == d2_all) d2 = lemma_d2_every_pair(it.size, rng);
+  if (it.kind == d2_random) d2 = lemma_d2_random(it.size, it.hi, rng);
+  if (it.kind == exhaustive || it.kind == gnp) {
+    const Theorem33Tally t = it.kind == exhaustive ? theorem33_every_graph(it.size, std::uint64_t(it.lo), std::uint64_t(it.hi), bits_max, d2)
+                                                   : theorem33_random_graphs(it.size, it.lo, it.hi, bits_max, seed, stream_id(0x004'0033, std::uint64_t(it.size)));
+    rec.set("graphs", double(t.graphs)).set("yes", double(t.yes)).set("levels", std::vector<double>(t.levels.begin(), t.levels.end()))
+        .set("wrong_exact", double(t.wrong_exact)).set("wrong_sufficient", double(t.wrong_sufficient))
+        .set("wrong_at_bits", std::vector<double>(t.wrong_at_bits.begin(), t.wrong_at_bits.end()))
+        .set("literal_differs", double(t.literal_differs)).set("brute_force_differs", double(t.brute_force_differs));
+  }
+  return rec.set("instances", double(d2.instances)).set("intersecting", double(d2.intersecting)).set("forward_wrong", double(d2.forward_wrong))
+      .set("backward_wrong", double(d2.backward_wrong)).set("round_trip_wrong", double(d2.round_trip_wrong));
+}
+
+/// (d) Corollary 3.4 over the (|V|, log₂ N) grid: the table, the K* figure with L124's and the exact counts' leading
+/// terms dashed, the points (log log₂ N, log K*) of the fit and each |V|'s own slope.
+struct Corollary34Grid {
+  Table table;
+  plot::Figure figure;
+  std::vector<double> log_L, log_K;
+  json per_V;
+};
+Corollary34Grid corollary34_grid(const std::set<int>& cor_Vs, int cor_log2N_max) {
+  Corollary34Grid g{.table = {"corollary34", {"V", "log2_N", "width_bound", "K_star", "m_s_at_K_star", "K_leading", "K_star_over_log2N_sq"}, {}},
+                    .figure = {.name = "parrots_length2_kstar", .title = "Corollary 3.4: experts K* at which the matched MoE is narrower than |V|/log₂N",
+                               .xlabel = "(log₂ N)²", .ylabel = "K*", .logx = true, .logy = true, .legend = "bottom right"},
+                    .per_V = json::array()};
+  for (int V : cor_Vs) {
+    plot::Series sr{.label = fmt::format("|V| = {}", V), .style = plot::Style::linespoints};
+    std::vector<double> px, py;
+    for (int L = int(std::ceil(std::log2(2.0 * V))); L <= cor_log2N_max; ++L) {
+      const Corollary34 c = corollary34(V, L);
+      g.table.add_row({double(V), double(L), c.width_bound, double(c.K_star), double(c.m_s_at_K_star), double(c.K_leading), c.K_star / double(L * L)});
+      g.log_L.push_back(std::log(double(L))), g.log_K.push_back(std::log(double(c.K_star))), px.push_back(L), py.push_back(double(c.K_star));
+      sr.x.push_back(double(L) * L), sr.y.push_back(double(c.K_star));
+    }
+    if (px.size() >= 3) g.per_V.push_back({{"V", V}, {"slope", stats::loglog_fit(px, py).slope}});
+    if (!sr.x.empty()) g.figure.series.push_back(std::move(sr));
+  }
+  std::vector<double> L2, lead, four;
+  for (int L = int(std::ceil(std::log2(2.0 * *cor_Vs.begin()))); L <= cor_log2N_max; ++L) L2.push_back(double(L) * L), lead.push_back(double(L) * L + 1), four.push_back(4.0 * L * L - 3);
+  g.figure.series.push_back({.x = L2, .y = lead, .label = "L124: K = (log₂N)² + 1", .dashed = true});
+  g.figure.series.push_back({.x = L2, .y = four, .label = "exact counts, |V| → ∞: 4(log₂N)² − 3", .dashed = true});
+  return g;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   Analysis analysis({.name = "parrots_length2", .paper = "004", .claims = {"Definition 3.1", "Lemma D.2", "Theorem 3.3", "Corollary 3.4"},
@@ -54,15 +130,7 @@ int main(int argc, char** argv) {
     std::size_t cor_cells = 0;
     for (int V : cor_Vs) cor_cells += std::size_t(std::max(0, cor_log2N_max - int(std::ceil(std::log2(2.0 * V))) + 1));
     if (cor_cells < 3) throw InputError("--cor-V, --cor-log2N-max: (d) needs at least 3 cells with 2|V| ≤ N ≤ 2^(--cor-log2N-max)");
-    enum Kind { d2_all, d2_random, exhaustive, random };
-    struct Item { Kind kind; int size; long long lo, hi; };
-    std::vector<Item> items;
-    for (int n = 1; n <= n_max; ++n) items.push_back({d2_all, n, 0, 1LL << (2 * n)});
-    items.push_back({d2_random, n_random, 0, instances});
-    for (int V = 3; V <= V_exh; ++V)
-      for (long long lo = 0, all = 1LL << (V * (V - 1) / 2); lo < all; lo += 1 << 15) items.push_back({exhaustive, V, lo, std::min(all, lo + (1 << 15))});
-    for (int V : Vs)
-      for (long long lo = 0; lo < graphs; lo += 1000) items.push_back({random, V, lo, std::min<long long>(graphs, lo + 1000)});
+    const std::vector<Item> items = work_items(n_max, n_random, instances, V_exh, Vs, graphs);
 
     // --- Run ------------------------------------------------------------------------------------------------
     const std::vector<Record> records = a.sweep({
@@ -71,25 +139,8 @@ int main(int argc, char** argv) {
           static const char* part[] = {"lemma_d2_every_pair", "lemma_d2_random", "every_graph", "gnp"};
           return fmt::format("part={} size={} from={} to={}", part[items[i].kind], items[i].size, items[i].lo, items[i].hi);
         },
-        .cost = [&](std::size_t i) { return double(items[i].hi - items[i].lo) * (items[i].kind == random ? items[i].size * 3.0 : items[i].size); },
-        .item = [&](std::size_t i) {
-          const Item& it = items[i];
-          Record rec;
-          LemmaD2Tally d2;
-          Rng rng(a.common.seed, stream_id(0x004'0D20 + it.kind, std::uint64_t(it.size)));  // Lemma D.2: one stream per (part, n)
-          if (it.kind == d2_all) d2 = lemma_d2_every_pair(it.size, rng);
-          if (it.kind == d2_random) d2 = lemma_d2_random(it.size, it.hi, rng);
-          if (it.kind == exhaustive || it.kind == random) {
-            const Theorem33Tally t = it.kind == exhaustive ? theorem33_every_graph(it.size, std::uint64_t(it.lo), std::uint64_t(it.hi), bits_max, d2)
-                                                           : theorem33_random_graphs(it.size, it.lo, it.hi, bits_max, a.common.seed, stream_id(0x004'0033, std::uint64_t(it.size)));
-            rec.set("graphs", double(t.graphs)).set("yes", double(t.yes)).set("levels", std::vector<double>(t.levels.begin(), t.levels.end()))
-                .set("wrong_exact", double(t.wrong_exact)).set("wrong_sufficient", double(t.wrong_sufficient))
-                .set("wrong_at_bits", std::vector<double>(t.wrong_at_bits.begin(), t.wrong_at_bits.end()))
-                .set("literal_differs", double(t.literal_differs)).set("brute_force_differs", double(t.brute_force_differs));
-          }
-          return rec.set("instances", double(d2.instances)).set("intersecting", double(d2.intersecting)).set("forward_wrong", double(d2.forward_wrong))
-              .set("backward_wrong", double(d2.backward_wrong)).set("round_trip_wrong", double(d2.round_trip_wrong));
-        }});
+        .cost = [&](std::size_t i) { return double(items[i].hi - items[i].lo) * (items[i].kind == gnp ? items[i].size * 3.0 : items[i].size); },
+        .item = [&](std::size_t i) { return run_item(items[i], a.common.seed, bits_max); }});
 
     // --- Reduce: sum the chunks of each (part, size) ----------------------------------------------------------
     std::map<std::pair<int, int>, std::map<std::string, std::vector<double>>> sum;
@@ -165,27 +216,7 @@ int main(int argc, char** argv) {
             Relation::at_most, {{fmt::format("α = {:.3f} [{:.3f}, {:.3f}], β = {:.2f}", fit.slope, alpha_ci.lo, alpha_ci.hi, fit.intercept), alpha_ci.lo, 1.0}}, "fit");
 
     // --- (d) Corollary 3.4: K* against (log₂ N)² ------------------------------------------------------------
-    Table cor{"corollary34", {"V", "log2_N", "width_bound", "K_star", "m_s_at_K_star", "K_leading", "K_star_over_log2N_sq"}, {}};
-    std::vector<double> lx, ly;
-    plot::Figure kfig{.name = "parrots_length2_kstar", .title = "Corollary 3.4: experts K* at which the matched MoE is narrower than |V|/log₂N",
-                      .xlabel = "(log₂ N)²", .ylabel = "K*", .logx = true, .logy = true, .legend = "bottom right"};
-    json per_V = json::array();
-    for (int V : cor_Vs) {
-      plot::Series sr{.label = fmt::format("|V| = {}", V), .style = plot::Style::linespoints};
-      std::vector<double> px, py;
-      for (int L = int(std::ceil(std::log2(2.0 * V))); L <= cor_log2N_max; ++L) {
-        const Corollary34 c = corollary34(V, L);
-        cor.add_row({double(V), double(L), c.width_bound, double(c.K_star), double(c.m_s_at_K_star), double(c.K_leading), c.K_star / double(L * L)});
-        lx.push_back(std::log(double(L))), ly.push_back(std::log(double(c.K_star))), px.push_back(L), py.push_back(double(c.K_star));
-        sr.x.push_back(double(L) * L), sr.y.push_back(double(c.K_star));
-      }
-      if (px.size() >= 3) per_V.push_back({{"V", V}, {"slope", stats::loglog_fit(px, py).slope}});
-      if (!sr.x.empty()) kfig.series.push_back(std::move(sr));
-    }
-    std::vector<double> L2, lead, four;
-    for (int L = int(std::ceil(std::log2(2.0 * *cor_Vs.begin()))); L <= cor_log2N_max; ++L) L2.push_back(double(L) * L), lead.push_back(double(L) * L + 1), four.push_back(4.0 * L * L - 3);
-    kfig.series.push_back({.x = L2, .y = lead, .label = "L124: K = (log₂N)² + 1", .dashed = true});
-    kfig.series.push_back({.x = L2, .y = four, .label = "exact counts, |V| → ∞: 4(log₂N)² − 3", .dashed = true});
+    auto [cor, kfig, lx, ly, per_V] = corollary34_grid(cor_Vs, cor_log2N_max);
     const stats::LinearFit kfit = stats::linear_fit(lx, ly);
     const stats::Interval kci = kfit.slope_interval();
     interval_contains(a, {.id = "kstar_slope", .claim = "Corollary 3.4",
