@@ -383,13 +383,22 @@ TEST_CASE("sparseact_report --bench prints one row per speed check with the rati
                       {"tolerance", {{"target", 4.0}, {"relative_spread", 0.05}, {"verdict", "does not hold"}}}};
   const json other = {{"id", "agree"}, {"holds", true}, {"tolerance", {{"abs", 1e-12}}}};  // not a speed check: no row
   std::ofstream(root / "fake_bench" / "fake_bench.json") << json{{"analysis", "fake_bench"}, {"checks", {check, other}}}.dump();
+  // The same benchmark rerun under other conditions (e.g. other OpenBLAS kernels) gets its own row, named by its folder.
+  fs::create_directories(root / "fake_bench@kernels");
+  json faster = check;
+  faster["detail"]["ours_s"] = {1.0, 1.0, 1.0};
+  faster["tolerance"]["verdict"] = "holds";
+  faster["holds"] = true;
+  faster["verdict"] = "holds";
+  std::ofstream(root / "fake_bench@kernels" / "fake_bench.json") << json{{"analysis", "fake_bench"}, {"checks", {faster}}}.dump();
   const Run r = run("sparseact_report --bench " + root.string());
   INFO(r.output);
   REQUIRE(r.code == 0);
   // A speed check written before verdicts said "does not hold" in its tolerance: a missed target.
   CHECK(r.output.find("| fake_bench | speedup | 2 | 7 | 3.5× | 4× | 5.0% | **contradicted** |") != std::string::npos);
+  CHECK(r.output.find("| fake_bench@kernels | speedup | 1 | 7 | 7× | 4× | 5.0% | holds |") != std::string::npos);
   CHECK(r.output.find("agree") == std::string::npos);
-  CHECK(r.output.find("1 speed checks") != std::string::npos);
+  CHECK(r.output.find("2 speed checks") != std::string::npos);
   CHECK(fs::exists(root / "BENCH.md"));
   CHECK(run("sparseact_report --bench").code == 2);
 }

@@ -172,6 +172,12 @@ int main(int argc, char** argv) {
     // Gaussian η one (Kᵀη); 2 flops per multiply-add.
     const double eta_flops = 2.0 * 5.0 * n * static_cast<double>(d) * (eta_samples - 1);
     const double eta_s = median(ours_s) - median(ours_one_eta_s);
+    // A difference of medians smaller than their repeats' spread is noise, not a cost (it can come out negative).
+    const double noise = std::max(stats::interquartile_range(ours_s), stats::interquartile_range(ours_one_eta_s));
+    const std::string eta_cost = eta_s > noise ? fmt::format("{:.3f} s ({:.0f} GFLOP/s)", eta_s, eta_flops / 1e9 / eta_s)
+                                               : fmt::format("less than the timing noise (medians {:+.3f} s apart, repeats spread {:.3f} s)", eta_s, noise);
+    const char* core = std::getenv("OPENBLAS_CORETYPE");
+    const std::string kernels = core ? fmt::format("OPENBLAS_CORETYPE={} for both processes", core) : "OpenBLAS's own choice for this CPU, in both processes";
     speedup_at_least(a, {.id = "speedup_whole_process",
                          .claim = "benchmark target (issue 15: mp_spectrum's whole process)",
                          .statement = "mp_spectrum --trials 1, whole process, ≥ 15× faster than numpy eigvalsh(K @ K.T), whole process",
@@ -180,13 +186,13 @@ int main(int argc, char** argv) {
                                              "1-minute load average {:.2f} before, {:.2f} after. With Theorem 6 reduced to one η per "
                                              "source (--eta-samples 1) mp_spectrum takes {:.3f} s ({:.1f}× numpy): its {} η per source (drawn until mean r's "
                                              "95% interval is within 1%, --eta-tol) "
-                                             "cost {:.3f} s, {:.0f} GFLOP of matrix products ({:.0f} GFLOP/s); the target asks for "
-                                             "{:.3f} s in all.",
+                                             "cost {}, {:.0f} GFLOP of matrix products; the target asks for "
+                                             "{:.3f} s in all. OpenBLAS kernels: {}.",
                                              n, d, median(ours_s), ours_s.size(), median(ours_inner_s), median(peer_s), peer_s.size(),
                                              median(peer_inner_s), threads, load_before.empty() ? -1.0 : load_before[0],
                                              load_after.empty() ? -1.0 : load_after[0], median(ours_one_eta_s),
-                                             median(peer_s) / median(ours_one_eta_s), eta_samples, eta_s, eta_flops / 1e9,
-                                             eta_flops / 1e9 / eta_s, median(peer_s) / kTarget)},
+                                             median(peer_s) / median(ours_one_eta_s), eta_samples, eta_cost, eta_flops / 1e9,
+                                             median(peer_s) / kTarget, kernels)},
                      ours_s, peer_s, kTarget);
     fmt::print(stderr, "mp_spectrum_vs_numpy: {}x{}: mp_spectrum {:.3f} s, numpy {:.3f} s, ratio {:.1f}x (target {}x), max rel err {:.2g}\n", n,
                d, median(ours_s), median(peer_s), ratio, kTarget, err);
