@@ -1,0 +1,111 @@
+#!/usr/bin/python3
+"""The clang-repl Jupyter kernel (tools/jupyter_kernel/sparseact_kernel.py) driven as a frontend drives
+it (jupyter_client): a compiler error is the cell's error and the kernel keeps its state; xcpp::display
+sends display_data; interrupt stops a running cell and the next cell runs; restart gives a fresh kernel.
+No library needed. Exit status: 0 pass, 1 fail, 77 skipped (clang-repl-16, ipykernel or jupyter_client
+missing)."""
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+KERNEL = os.path.join(os.path.dirname(os.path.dirname(HERE)), "tools", "jupyter_kernel", "sparseact_kernel.py")
+
+
+def main():
+    if not (shutil.which("clang-repl-16") or os.access("/usr/bin/clang-repl-16", os.X_OK)):
+        print("skipped: clang-repl-16 is not installed (clang-tools-16)")
+        return 77
+    try:
+        import ipykernel  # noqa: F401
+        from jupyter_client.manager import start_new_kernel
+    except ImportError as e:
+        print(f"skipped: {sys.executable} cannot import {e.name} (python3-ipykernel)")
+        return 77
+
+    work = tempfile.mkdtemp(prefix="sparseact-kernel-test-")
+    spec = os.path.join(work, "jupyter", "kernels", "cpp_test")
+    os.makedirs(spec)
+    with open(os.path.join(spec, "kernel.json"), "w") as f:
+        json.dump({"argv": [sys.executable, "-Xfrozen_modules=off", KERNEL, "-f", "{connection_file}"], "display_name": "test",
+                   "language": "C++17", "interrupt_mode": "signal"}, f)
+    os.environ["JUPYTER_PATH"] = os.path.join(work, "jupyter")
+    failures = []
+
+    def check(ok, what):
+        print(f"{'ok  ' if ok else 'FAIL'} {what}", flush=True)
+        if not ok:
+            failures.append(what)
+
+    km, kc = start_new_kernel(kernel_name="cpp_test", cwd=work, startup_timeout=60)
+
+    def run(code, timeout=120, interrupt_after=None):
+        msg_id = kc.execute(code)
+        outputs, deadline, interrupted = [], time.monotonic() + timeout, False
+        while True:
+            if interrupt_after is not None and not interrupted and time.monotonic() > deadline - timeout + interrupt_after:
+                km.interrupt_kernel()
+                interrupted = True
+            try:
+                msg = kc.get_iopub_msg(timeout=0.5)
+            except Exception:  # queue.Empty
+                if time.monotonic() > deadline:
+                    raise TimeoutError(code)
+                continue
+            if msg["parent_header"].get("msg_id") != msg_id:
+                continue
+            if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+                break
+            if msg["msg_type"] in ("stream", "display_data", "error"):
+                outputs.append((msg["msg_type"], msg["content"]))
+        reply = kc.get_shell_msg(timeout=30)
+        return reply["content"], outputs
+
+    def text(outputs):
+        return "".join(c.get("text", "") for t, c in outputs if t == "stream")
+
+    try:
+        reply, out = run("#include <iostream>\nint a = 41;\nstd::cout << \"a = \" << a << std::endl;")
+        check(reply["status"] == "ok" and "a = 41" in text(out), "a cell runs and prints")
+        reply, out = run("int b = a +\n  undeclared_name;")
+        errors = [c for t, c in out if t == "error"]
+        check(reply["status"] == "error" and reply.get("ename") == "CompilationError"
+              and errors and "undeclared_name" in "\n".join(errors[0]["traceback"]), "a compiler error is the cell's error")
+        reply, out = run("std::cout << a + 1 << std::endl;")
+        check(reply["status"] == "ok" and "42" in text(out), "the kernel keeps its state after a failed cell")
+        reply, out = run("for (int i = 0; i < 3; ++i) {\n  std::cout << i;\n}\nstd::cout << std::endl;")
+        check(reply["status"] == "ok" and "012" in text(out), "a top-level loop cell runs (inside a lambda)")
+        reply, out = run('#include <nlohmann/json.hpp>\nstruct Dot {};\n'
+                         'nlohmann::json mime_bundle_repr(const Dot&) { return {{"image/png", "iVBORw0KGgo="}, '
+                         '{"image/svg+xml", "<?xml version=\\"1.0\\" encoding=\\"utf-8\\"?>\\n<svg/>"}}; }')
+        reply, out = run("xcpp::display(Dot{});")
+        shown = [c for t, c in out if t == "display_data"]
+        check(reply["status"] == "ok" and shown and shown[0]["data"].get("image/png") == "iVBORw0KGgo="
+              and shown[0]["data"].get("image/svg+xml") == "<svg/>", "xcpp::display sends display_data (image/png)")
+        start = time.monotonic()
+        reply, out = run("#include <chrono>\n#include <thread>\n"
+                         "while (true) std::this_thread::sleep_for(std::chrono::milliseconds(10));",
+                         timeout=60, interrupt_after=3)
+        check(reply["status"] == "error" and reply.get("ename") == "KeyboardInterrupt" and time.monotonic() - start < 30,
+              "interrupt stops a running cell")
+        reply, out = run("#include <iostream>\nstd::cout << \"fresh\" << std::endl;")
+        check(reply["status"] == "ok" and "fresh" in text(out), "the next cell runs after an interrupt")
+        km.restart_kernel(now=True)
+        kc.wait_for_ready(timeout=60)
+        reply, out = run("#include <iostream>\nint a = 7;\nstd::cout << \"after restart \" << a << std::endl;")
+        check(reply["status"] == "ok" and "after restart 7" in text(out), "restart gives a fresh kernel")
+    except Exception as e:
+        check(False, f"{type(e).__name__}: {e}")
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+        shutil.rmtree(work, ignore_errors=True)
+    print("KERNEL " + ("PASS" if not failures else "FAIL: " + "; ".join(failures)))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
