@@ -3,7 +3,7 @@
 The compiled module (sparseact._sparseact, pybind11) holds the library's functions; this package
 re-exports them and adds checkpoint_spectra's table (a pandas DataFrame when pandas is importable)
 and run(), which runs an analysis executable and reads its JSON. The papers are listed in
-../shared/papers/README.md; each function's docstring names the one it measures.
+docs/papers.md of the sparseact repository; each function's docstring names the one it measures.
 
 Arguments that are numpy arrays must be float64, C- or Fortran-contiguous and finite; anything else
 raises ValueError naming the argument. The library's own input errors are ValueErrors too.
