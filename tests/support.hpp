@@ -175,7 +175,7 @@ bool loads_or_input_error(F&& load, const std::string& file_name) {
   return true;
 }
 
-/// A check's `measured` reads at a glance (DESIGN.md): a number, a short text, or a short list of
+/// A check's `measured` reads at a glance (docs/DESIGN.md): a number, a short text, or a short list of
 /// numbers; per-point data belong in `detail`.
 inline void require_readable(const nlohmann::json& measured, const std::string& id) {
   INFO("check " << id << ": measured = " << measured.dump());
@@ -189,7 +189,7 @@ inline void require_readable(const nlohmann::json& measured, const std::string& 
   for (const auto& v : measured) CHECK(v.is_number());
 }
 
-/// Every field of the analysis contract (DESIGN.md) is present, and each check cites "paper NNN ...".
+/// Every field of the analysis contract (docs/DESIGN.md) is present, and each check cites "paper NNN ...".
 inline void require_contract_fields(const nlohmann::json& r, const std::string& name) {
   for (const char* key : {"analysis", "paper", "claims", "params", "seed", "device", "version", "elapsed_s", "checks", "figures", "data"})
     REQUIRE(r.contains(key));
@@ -198,7 +198,7 @@ inline void require_contract_fields(const nlohmann::json& r, const std::string& 
     for (const char* key : {"id", "kind", "claim", "statement", "predicted", "measured", "verdict", "holds", "tolerance", "note", "detail", "power"})
       REQUIRE(c.contains(key));
     CHECK(c["claim"].get<std::string>().rfind("paper ", 0) == 0);
-    // The verdict vocabulary (DESIGN.md): `holds` is true exactly for the verdict "holds".
+    // The verdict vocabulary (docs/DESIGN.md): `holds` is true exactly for the verdict "holds".
     const std::string kind = c["kind"], verdict = c["verdict"];
     INFO(c["id"] << ": kind " << kind << ", verdict " << verdict);
     if (kind == "claim")

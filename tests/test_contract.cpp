@@ -1,4 +1,4 @@
-// The analysis contract under bad input and kills (DESIGN.md; issue 10), for every analysis:
+// The analysis contract under bad input and kills (docs/DESIGN.md; issue 10), for every analysis:
 //  * bad input exits 2 with one line on stderr and writes nothing — the common flags' cases for
 //    every analysis, then each analysis's own cases;
 //  * a run killed at any moment leaves --out with nothing or a complete set (the JSON and every

@@ -155,7 +155,7 @@ Figure sample(const std::string& name) {
 }  // namespace
 
 TEST_CASE("render writes PNG, SVG and PDF of the requested size, and nothing else", "[plot]") {
-  REQUIRE(gnuplot_available());  // gnuplot-nox is a dependency (DESIGN.md)
+  REQUIRE(gnuplot_available());  // gnuplot-nox is a dependency (docs/DESIGN.md)
   TempDir dir;
   Figure fig = sample("esd");
   fig.width = 640;

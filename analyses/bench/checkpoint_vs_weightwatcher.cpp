@@ -1,6 +1,6 @@
 // checkpoint_vs_weightwatcher — benchmark: the whole `checkpoint_spectra MODEL` process against the whole
 // WeightWatcher process a user would run on the same checkpoint, analyze() and analyze(mp_fit=True)
-// (issue 16; DESIGN.md, Benchmarks). Default model: all-MiniLM-L6-v2 (examples/fetch_minilm.sh).
+// (issue 16; docs/DESIGN.md, Benchmarks). Default model: all-MiniLM-L6-v2 (examples/fetch_minilm.sh).
 //
 // Ours: the checkpoint_spectra executable built beside this benchmark (bin/checkpoint_spectra), run as a
 // subprocess `checkpoint_spectra MODEL --esd-figures 0 --out TMP --threads T --device cpu`; it writes

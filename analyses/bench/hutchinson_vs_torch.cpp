@@ -1,6 +1,6 @@
 // hutchinson_vs_torch — benchmark: Hutchinson's estimate of the Hessian trace tr(H_θ) of an MLP's
 // batch loss (paper 001 §3.4: flatness is measured by the trace), ours against PyTorch on the same
-// network, the same batch and the same probe vectors in one run (DESIGN.md, Benchmarks).
+// network, the same batch and the same probe vectors in one run (docs/DESIGN.md, Benchmarks).
 //
 // The network is the "784-256-256-10 LayerNorm MLP" mapped onto nn::Mlp: d_in = 784, d = 256, one
 // block of width n = 256 with LayerNorm (affine γ and shift β, ε = 1e-5) before it, ReLU, the value

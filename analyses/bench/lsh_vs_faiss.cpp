@@ -1,6 +1,6 @@
 // lsh_vs_faiss — benchmark: hashing throughput of sign-pattern (hyperplane) LSH, paper 000 §2.2 /
 // the LSH(d, s, m, Δ) model, ours against FAISS's IndexLSH and numpy on the same points and the
-// same hyperplanes in one run (DESIGN.md, Benchmarks; issue 3).
+// same hyperplanes in one run (docs/DESIGN.md, Benchmarks; issue 3).
 //
 // Ours, two checks on the same numbers:
 // - float64: sparseact::lsh::hash(HyperplaneLsh, const MatrixXd& X), the float64 points (the library's

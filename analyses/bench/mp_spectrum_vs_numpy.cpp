@@ -1,6 +1,6 @@
 // mp_spectrum_vs_numpy — benchmark: the whole `mp_spectrum --n N --d D --trials 1` process against the
 // whole numpy process a user would run for the same spectrum, np.linalg.eigvalsh(K @ K.T) (issue 15;
-// DESIGN.md, Benchmarks).
+// docs/DESIGN.md, Benchmarks).
 //
 // Ours: the mp_spectrum executable built beside this benchmark (bin/mp_spectrum), run as a subprocess
 // with --trials 1 into a temporary --out: it draws K, computes the nonzero spectrum of K Kᵀ, both of

@@ -1,5 +1,5 @@
 // spectrum_vs_numpy — benchmark: the nonzero spectrum of K Kᵀ (paper 001 Theorem 5), ours against
-// numpy on the same matrix in one run (DESIGN.md, Benchmarks).
+// numpy on the same matrix in one run (docs/DESIGN.md, Benchmarks).
 //
 // Ours: spectral::kkt_spectrum(K), the eigenvalues of the smaller Gram matrix (one syrk + dsyevd on a
 // min(n,d)² matrix). The peer, spectrum_vs_numpy.py under Debian's /usr/bin/python3, times on the

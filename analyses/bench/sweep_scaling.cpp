@@ -1,4 +1,4 @@
-// sweep_scaling — benchmark: how a sweep scales over MPI ranks (issue 11; DESIGN.md, "Sweeps on many
+// sweep_scaling — benchmark: how a sweep scales over MPI ranks (issue 11; docs/DESIGN.md, "Sweeps on many
 // machines"), ours against the way an mpi4py user writes the same sweep, in one run.
 //
 //   strong   mp_sweep --scale paper --trials T (4 c × 4 n × T items), serial BLAS, on 1 and on R ranks:

@@ -1,5 +1,5 @@
 """sparseact.run(): an analysis executable run from Python, its JSON read back (the analysis contract,
-DESIGN.md: exit 0 every claim holds, 3 a claim contradicted, 4 inconclusive, 2 bad input, 1 internal)."""
+docs/DESIGN.md: exit 0 every claim holds, 3 a claim contradicted, 4 inconclusive, 2 bad input, 1 internal)."""
 import collections
 import json
 import os

@@ -30,7 +30,7 @@ using namespace pybind11::literals;
 
 namespace {
 
-/// A Python callable as an operator (DESIGN.md, Operators and estimators): perform_op calls it on one
+/// A Python callable as an operator (docs/DESIGN.md, Operators and estimators): perform_op calls it on one
 /// vector. Holds a reference to the callable; every use of it happens with the GIL held.
 class PyOperator {
  public:

@@ -1,4 +1,4 @@
 #pragma once
-// Inline figures in xeus-cling (DESIGN.md, Notebooks): `xcpp::display(fig)` finds
+// Inline figures in xeus-cling (docs/DESIGN.md, Notebooks): `xcpp::display(fig)` finds
 // sparseact::plot::mime_bundle_repr by argument-dependent lookup.
 #include <sparseact/plot/jupyter.hpp>

@@ -4,7 +4,7 @@ on any error.
 
     execute_notebook.py NOTEBOOK --build BUILD_DIR [--out DIR] [--cell-timeout SECONDS]
 
-DESIGN.md, Notebooks: nbclient (Debian's python3-nbclient) starts tools/jupyter_kernel/sparseact_kernel.py
+docs/DESIGN.md, Notebooks: nbclient (Debian's python3-nbclient) starts tools/jupyter_kernel/sparseact_kernel.py
 (ipykernel, Debian's python3-ipykernel) through a kernelspec written into BUILD/jupyter (the user's
 Jupyter folders are not touched), with BUILD/include searched first so the build under test's
 <sparseact/cling.hpp> loads its own libsparseact. Each cell has a timeout (nbclient interrupts the

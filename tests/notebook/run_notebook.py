@@ -3,7 +3,7 @@
 
     run_notebook.py NOTEBOOK --build BUILD_DIR --src SRC_DIR
 
-DESIGN.md, Notebooks: the code cells run in order, each as ONE positional argument of
+docs/DESIGN.md, Notebooks: the code cells run in order, each as ONE positional argument of
 clang-repl-16 (v16 reads one input per argument, not multi-line stdin), with libsparseact
 preloaded (LD_PRELOAD), the include paths the `#pragma cling add_include_path` lines name (in the
 notebook and in the generated <sparseact/cling.hpp>), and Eigen told not to emit inline asm that

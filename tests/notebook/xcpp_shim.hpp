@@ -1,6 +1,6 @@
 #pragma once
 // Stand-in for xeus-cling's `xcpp::display` when tests/notebook/run_notebook.py runs a notebook's
-// cells under clang-repl (DESIGN.md, Notebooks). Like xeus-cling, it finds `mime_bundle_repr` by
+// cells under clang-repl (docs/DESIGN.md, Notebooks). Like xeus-cling, it finds `mime_bundle_repr` by
 // argument-dependent lookup; instead of sending the bundle to a Jupyter frontend it prints one
 // line, e.g.
 //   DISPLAY image/png 41234 image/svg+xml 18311

@@ -4,7 +4,7 @@
 An ipykernel wrapper kernel (Debian's python3-ipykernel): one clang-repl-16 process holds the
 session's state; each cell is written to a file and sent as one input line, `#include "<file>"`
 (clang-repl 16 reads one input per line), followed by a marker that tells the kernel the cell is done.
-It speaks the notebooks' xeus-cling dialect (DESIGN.md, Notebooks):
+It speaks the notebooks' xeus-cling dialect (docs/DESIGN.md, Notebooks):
 
 - `#pragma cling add_include_path("P")` becomes -I P (relative to the notebook's folder);
   `add_library_path` and `load("libX")` load the library into the interpreter (LD_PRELOAD when the

@@ -1,6 +1,6 @@
 #pragma once
 // xeus-cling's `xcpp::display` for the clang-repl Jupyter kernel (tools/jupyter_kernel/sparseact_kernel.py,
-// DESIGN.md, Notebooks). Like xeus-cling, it finds `mime_bundle_repr(x)` by argument-dependent lookup
+// docs/DESIGN.md, Notebooks). Like xeus-cling, it finds `mime_bundle_repr(x)` by argument-dependent lookup
 // (sparseact::plot::mime_bundle_repr for a Figure: image/png in base64, image/svg+xml). It writes the
 // bundle as JSON into the folder the kernel names in SPARSEACT_KERNEL_DISPLAY_DIR and prints one line
 //   @@SPARSEACT_DISPLAY@@ <file>

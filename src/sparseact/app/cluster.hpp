@@ -1,5 +1,5 @@
 #pragma once
-// The few MPI operations a sweep needs, behind a header without mpi.h (DESIGN.md, "Sweeps on many
+// The few MPI operations a sweep needs, behind a header without mpi.h (docs/DESIGN.md, "Sweeps on many
 // machines"): MPI moves the bytes, app/sweep decides what moves. cluster_mpi.cpp implements them
 // with OpenMPI when the build found MPI; cluster_none.cpp otherwise, refusing to run a grid twice
 // under `mpirun -n 2`.

@@ -1,6 +1,6 @@
 #pragma once
 // A run's outputs (JSON, CSV tables, figures) appear in --out all together or not at all
-// (DESIGN.md, the analysis contract): they are written into a staging folder beside --out, then
+// (docs/DESIGN.md, the analysis contract): they are written into a staging folder beside --out, then
 // published in one step.
 //
 //   --out does not exist yet:            rename(staging, out)

@@ -1,5 +1,5 @@
 #pragma once
-// Sweeps as work items (DESIGN.md, "Sweeps on many machines"). An analysis declares its grid as a
+// Sweeps as work items (docs/DESIGN.md, "Sweeps on many machines"). An analysis declares its grid as a
 // list of items and an item function that is pure in (the parameters, the item's index): it derives
 // its random streams from --seed and the index, reads no other item's result and writes no shared
 // state. Analysis::sweep() then runs the items

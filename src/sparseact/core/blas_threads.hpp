@@ -1,5 +1,5 @@
 #pragma once
-// OpenBLAS's own thread count, set for a scope (DESIGN.md, Reproducibility). OpenBLAS partitions
+// OpenBLAS's own thread count, set for a scope (docs/DESIGN.md, Reproducibility). OpenBLAS partitions
 // some reductions by its thread count, so code that must give the same bits wherever it runs (the
 // items of a sweep, on any rank) runs with serial BLAS, and code that runs several BLAS calls at
 // once from its own threads must not multiply them by BLAS's pool. Looked up at run time: with

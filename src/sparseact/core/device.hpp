@@ -1,5 +1,5 @@
 #pragma once
-// Device choice (DESIGN.md, Devices): --device auto uses a GPU when the library was built with
+// Device choice (docs/DESIGN.md, Devices): --device auto uses a GPU when the library was built with
 // CUDA and one is present, else the CPU.
 #include <string>
 

@@ -1,5 +1,5 @@
 #pragma once
-// Exit codes and error types of the analysis contract (DESIGN.md): 0 every claim holds, 3 a claim
+// Exit codes and error types of the analysis contract (docs/DESIGN.md): 0 every claim holds, 3 a claim
 // is contradicted or an erratum (or a self-check of our own construction fails), 4 none of those
 // but a claim is inconclusive, 2 bad input (one line on stderr, nothing written), 1 internal error.
 #include <stdexcept>

@@ -1,5 +1,5 @@
 #pragma once
-// Small linear programs, solved by GLPK (DESIGN.md, Dependencies): the bounding box of a polytope
+// Small linear programs, solved by GLPK (docs/DESIGN.md, Dependencies): the bounding box of a polytope
 // (paper 000 §4), and the many tiny separability LPs that decide shattering (paper 003).
 //
 //   minimise or maximise  cᵀx + c₀   subject to   lo_i ≤ a_iᵀx ≤ hi_i  (constraints),

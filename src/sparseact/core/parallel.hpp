@@ -7,7 +7,7 @@
 // and after the loop the exception of the smallest index that threw is rethrown as it was (same type,
 // same message). Once iteration i has thrown, iterations above i are skipped (they cannot change which
 // exception comes out) and iterations below i still run, so the outcome — results or error — is that
-// of the sequential loop, for any thread count and schedule (DESIGN.md, Reproducibility).
+// of the sequential loop, for any thread count and schedule (docs/DESIGN.md, Reproducibility).
 //
 //   sparseact::parallel_for(0, n, [&](std::int64_t i) { out[i] = work(i); });
 //   sparseact::parallel_for(0, blocks, body, {.dynamic = true, .chunk = 16});

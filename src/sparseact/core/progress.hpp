@@ -1,5 +1,5 @@
 #pragma once
-// Progress on stderr for long runs (DESIGN.md): silent for the first ~2 s and whenever stderr is
+// Progress on stderr for long runs (docs/DESIGN.md): silent for the first ~2 s and whenever stderr is
 // not a terminal, so tests and CI logs stay clean.
 #include <chrono>
 #include <cstddef>

@@ -1,5 +1,5 @@
 #pragma once
-// Seeded randomness (DESIGN.md, Reproducibility): every random stream is derived from
+// Seeded randomness (docs/DESIGN.md, Reproducibility): every random stream is derived from
 // (seed, stream id), never from a thread id, so results are identical for any --threads.
 //
 // Generator: xoshiro256** (Blackman & Vigna), state filled by splitmix64 from the pair

@@ -1,5 +1,5 @@
 #pragma once
-// Build identity recorded in every result file (DESIGN.md, the analysis contract).
+// Build identity recorded in every result file (docs/DESIGN.md, the analysis contract).
 namespace sparseact {
 /// `git describe` of the source tree at configure time, prefixed with the project version.
 const char* version() noexcept;

@@ -1,5 +1,5 @@
 #pragma once
-// The large spectral pass on the GPU (host-only API; no CUDA header here, DESIGN.md Devices):
+// The large spectral pass on the GPU (host-only API; no CUDA header here, docs/DESIGN.md Devices):
 // Gram matrix with cuBLAS dsyrk, eigenvalues with cuSOLVER dsyevd, in double precision. The CPU
 // twin is spectral::small_gram + spectral::symmetric_eigenvalues; a [cuda] test compares them.
 #include <vector>

@@ -1,5 +1,5 @@
 #pragma once
-// Batch LSH hashing on the GPU (host-only API; no CUDA header here, DESIGN.md Devices): one cuBLAS
+// Batch LSH hashing on the GPU (host-only API; no CUDA header here, docs/DESIGN.md Devices): one cuBLAS
 // dgemm P = A X (double), then one small kernel per point column that turns P into codes:
 //   Euclidean:  code(i, n) = ⌊(P(i, n) + b_i)/ε⌋ as int32 (paper 000 §2.2),
 //   hyperplane: word(t, n) = Σ_j 2^j · 1[P(t·m + j, n) + c_{t·m+j} > 0] (the LSH(d, s, m, Δ) model).

@@ -1,5 +1,5 @@
 #pragma once
-// Host-only view of the CUDA runtime. No CUDA header is included here (DESIGN.md, Devices).
+// Host-only view of the CUDA runtime. No CUDA header is included here (docs/DESIGN.md, Devices).
 #include <string>
 
 namespace sparseact::cuda {

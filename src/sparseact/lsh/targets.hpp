@@ -32,7 +32,7 @@ namespace sparseact::lsh {
 // it unchanged; a variant closes the set, so a new target means editing this header and every
 // std::visit. Under xeus-cling a virtual call is an ordinary call, while std::visit is a template
 // instantiated at the call site, which clang-based interpreters handle poorly at a cell's top level
-// (DESIGN.md, Notebooks). The cost a variant would save is one indirect call per batch (each call
+// (docs/DESIGN.md, Notebooks). The cost a variant would save is one indirect call per batch (each call
 // evaluates a d × N matrix), nothing next to the O(N · terms) evaluation. Owners hold
 // std::unique_ptr<Target> (the analyses) or a concrete target by value (tests, notebooks).
 class Target {

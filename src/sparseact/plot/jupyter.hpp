@@ -7,7 +7,7 @@
 //
 // Header-only and C++17 (xeus-cling's interpreter), on nlohmann-json and figure.hpp alone.
 // mime_bundle_repr is a plain function, not a template: clang-based interpreters mis-parse a
-// top-level call of a function template (DESIGN.md, Notebooks).
+// top-level call of a function template (docs/DESIGN.md, Notebooks).
 #include <sparseact/plot/figure.hpp>
 
 #include <nlohmann/json.hpp>

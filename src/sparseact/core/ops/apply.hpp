@@ -1,5 +1,5 @@
 #pragma once
-// The operator concept (DESIGN.md, Operators and estimators): anything with rows(), cols() and
+// The operator concept (docs/DESIGN.md, Operators and estimators): anything with rows(), cols() and
 // perform_op(const double* x, double* y), y = A x — Spectra's MatOp (Spectra/MatOp/DenseSymMatProd.h).
 // An operator may also offer
 //     perform_op_block(const double* X, double* Y, Eigen::Index ncols),
