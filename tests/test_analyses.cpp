@@ -1,4 +1,4 @@
-// The analysis contract (DESIGN.md), end to end on the real executables at --scale quick: exit
+// The analysis contract (docs/DESIGN.md), end to end on the real executables at --scale quick: exit
 // codes, the JSON fields, atomic outputs, nothing written on bad input, the same numbers for any
 // thread count.
 #include <catch2/catch.hpp>

@@ -1,4 +1,4 @@
-// app/checks: the verdict vocabulary (DESIGN.md). Each rule on constructed cases: one clearly true,
+// app/checks: the verdict vocabulary (docs/DESIGN.md). Each rule on constructed cases: one clearly true,
 // one clearly false, one too small to tell; kinds, errata and the exit codes that follow.
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-// GPU twins against their CPU results (DESIGN.md, Devices). Tagged [cuda]; without a GPU the
+// GPU twins against their CPU results (docs/DESIGN.md, Devices). Tagged [cuda]; without a GPU the
 // tests only check that the GPU path refuses cleanly.
 #include <catch2/catch.hpp>
 

@@ -2,7 +2,7 @@
 // a summary per paper (claims that hold, are contradicted, are errata, are inconclusive; observations;
 // self-checks), what the papers get wrong, what this scale cannot settle and what would, where we
 // depart from the papers' setups; then one table row per check (paper, claim, statement, predicted,
-// measured, verdict) and the figures under each analysis, grouped by paper (DESIGN.md, the main
+// measured, verdict) and the figures under each analysis, grouped by paper (docs/DESIGN.md, the main
 // command).
 // sparseact_report --bench BENCH_DIR — prints one table of every speed check in BENCH_DIR/*/<name>.json
 // (benchmark, ours, peer, ratio, target, spread, verdict; the bench command's summary) and writes it to
@@ -35,7 +35,7 @@ std::string cell(const json& v) {
   return out;
 }
 
-/// A check's verdict (DESIGN.md). A JSON written before verdicts existed has only `holds`; it
+/// A check's verdict (docs/DESIGN.md). A JSON written before verdicts existed has only `holds`; it
 /// reads as "holds" or "not classified" (regenerate it), never as a refutation.
 std::string verdict_of(const json& check) {
   if (check.contains("verdict") && check["verdict"].is_string() && !check["verdict"].get<std::string>().empty())

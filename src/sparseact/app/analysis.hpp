@@ -1,5 +1,5 @@
 #pragma once
-// The analysis contract (DESIGN.md) in one place: common flags, range checks, devices, exit codes,
+// The analysis contract (docs/DESIGN.md) in one place: common flags, range checks, devices, exit codes,
 // atomic outputs, progress. An analysis file declares its own flags, then hands a body to run():
 //
 //   int main(int argc, char** argv) {
@@ -47,7 +47,7 @@ struct AnalysisInfo {
   Scale default_scale = Scale::quick;
   /// Whether the body passes common.device to a GPU code path. Without one, --device auto runs on
   /// the CPU and --device cuda is bad input (exit 2), so the JSON's `device` is always where the
-  /// work ran (DESIGN.md, Devices).
+  /// work ran (docs/DESIGN.md, Devices).
   bool gpu_path = false;
 };
 

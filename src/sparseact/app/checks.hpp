@@ -1,5 +1,5 @@
 #pragma once
-// Checks: one comparison of what this run measured with what a paper states (DESIGN.md, the
+// Checks: one comparison of what this run measured with what a paper states (docs/DESIGN.md, the
 // analysis contract). Each helper derives `predicted`, `verdict`, `holds` and `tolerance` from the
 // same comparison, prefixes the claim with the analysis's paper id ("Theorem 5" → "paper 001 Theorem
 // 5"), and keeps `measured` readable at a glance; per-point data go into `detail`.
@@ -10,7 +10,7 @@
 //   app::for_all(a, {...}, app::Relation::at_most, points, "K values");
 //       // measured "8 of 8 K values; worst margin 1.8e-05", detail: every point
 //
-// Verdicts (DESIGN.md). A check's `kind` is a claim of the paper, an observation the paper reports
+// Verdicts (docs/DESIGN.md). A check's `kind` is a claim of the paper, an observation the paper reports
 // (no verdict: the paper's value beside ours) or a self-check of our own construction (never
 // evidence about a paper). A claim's verdict:
 //   holds         the comparison holds;

@@ -1,5 +1,5 @@
 #pragma once
-// The result of an analysis run, written as <name>.json plus CSV tables (DESIGN.md, the analysis
+// The result of an analysis run, written as <name>.json plus CSV tables (docs/DESIGN.md, the analysis
 // contract). A Check compares what this run measured with what a paper states; `holds` is
 // derived from the two by one comparison (app/checks.hpp), never set to a constant. `measured`
 // is what a person reads at a glance (a number, a short text, a short list); `detail` keeps the

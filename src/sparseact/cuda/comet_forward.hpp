@@ -1,6 +1,6 @@
 #pragma once
 // COMET forward passes of several nets on the GPU (paper 002, eqs. (4)–(8); host-only API, no CUDA
-// header here, DESIGN.md Devices). Per hidden layer: one cublasDgemmStridedBatched for every net's router
+// header here, docs/DESIGN.md Devices). Per hidden layer: one cublasDgemmStridedBatched for every net's router
 // (C = V_ℓ Z), one for every net's backbone (A = W_ℓ X), then one kernel per (net, input) column that
 // applies C_k (the three tie rules of routing/kwta, decided by the same comparisons in double, so the
 // masks equal the CPU's exactly) and writes m_ℓ, z_ℓ = m_ℓ ∘ c_ℓ and x_ℓ = m_ℓ ∘ f(a_ℓ + b_ℓ). The output
