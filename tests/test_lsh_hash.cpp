@@ -119,6 +119,8 @@ TEST_CASE("cuBLAS LSH hashing equals the CPU hashing", "[lsh][cuda]") {
   }
   const Eigen::MatrixXd X = sample_cube(64, 100000, 10);
   const CodeMatrix cpu = hash(h, X, Device::cpu), gpu = hash(h, X, Device::cuda);
+  REQUIRE(gpu.rows() == cpu.rows());
+  REQUIRE(gpu.cols() == cpu.cols());
   const Eigen::MatrixXd V = ((h.a * X).colwise() + h.b) / h.eps;
   long bad = 0;
   for (Eigen::Index n = 0; n < X.cols(); ++n)
@@ -126,6 +128,8 @@ TEST_CASE("cuBLAS LSH hashing equals the CPU hashing", "[lsh][cuda]") {
       if (cpu(i, n) != gpu(i, n) && std::abs(V(i, n) - std::round(V(i, n))) > 1e-9) ++bad;  // only at boundaries
   CHECK(bad == 0);
   const auto wc = hash(hp, X, Device::cpu), wg = hash(hp, X, Device::cuda);
+  REQUIRE(wg.rows() == wc.rows());
+  REQUIRE(wg.cols() == wc.cols());
   const Eigen::MatrixXd S = (hp.w * X).colwise() + hp.c;
   long bad_bits = 0;
   for (Eigen::Index n = 0; n < X.cols(); ++n)

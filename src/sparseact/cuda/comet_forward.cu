@@ -91,8 +91,17 @@ CometGpuOutput comet_forward(const CometGpuNets& nets, const Eigen::MatrixXd& X0
   if (nets.widths.size() < 3 || B < 1 || nets.V.size() != L - 1 || nets.k.size() != L - 1 || (backbone && nets.W.size() != L) ||
       (!nets.b.empty() && nets.b.size() != L) || X0.rows() != nets.widths[0])
     throw std::invalid_argument("cuda::comet_forward: shapes disagree");
-  CometGpuOutput out;
-  if (M == 0) return out;
+  CometGpuOutput out(B, static_cast<int>(L - 1), backbone);
+  if (M == 0) {  // every matrix N_ℓ × 0, as the CPU path returns
+    for (int n = 0; n < B; ++n) {
+      for (std::size_t l = 1; l < L; ++l) {
+        out.mask(n, int(l)).resize(nets.widths[l], 0);
+        if (backbone) out.x(n, int(l)).resize(nets.widths[l], 0);
+      }
+      if (backbone) out.output(n).resize(nets.widths[L], 0);
+    }
+    return out;
+  }
   Blas blas;
   Buffer x0(X0.size());
   x0.upload(X0.data());
@@ -122,13 +131,13 @@ CometGpuOutput comet_forward(const CometGpuNets& nets, const Eigen::MatrixXd& X0
         backbone ? x->p : nullptr);  // (5), (6), (8)
     check(cudaGetLastError(), "kwta_apply launch");
     for (int n = 0; n < B; ++n) {
-      Eigen::MatrixXd m(N, M);
+      Eigen::MatrixXd& m = out.mask(n, static_cast<int>(l));
+      m.resize(N, M);
       mask.download(m.data(), std::size_t(N) * M, std::size_t(n) * N * M);
-      out.masks.push_back(std::move(m));
       if (backbone) {
-        Eigen::MatrixXd xv(N, M);
+        Eigen::MatrixXd& xv = out.x(n, static_cast<int>(l));
+        xv.resize(N, M);
         x->download(xv.data(), std::size_t(N) * M, std::size_t(n) * N * M);
-        out.x.push_back(std::move(xv));
       }
     }
     z_prev = z->p, x_prev = x->p, stride_prev = static_cast<long long>(N) * M;
@@ -146,9 +155,9 @@ CometGpuOutput comet_forward(const CometGpuNets& nets, const Eigen::MatrixXd& X0
       check(cudaGetLastError(), "add_bias launch");
     }
     for (int n = 0; n < B; ++n) {
-      Eigen::MatrixXd a(N, M);
+      Eigen::MatrixXd& a = out.output(n);
+      a.resize(N, M);
       A.download(a.data(), std::size_t(N) * M, std::size_t(n) * N * M);
-      out.output.push_back(std::move(a));
     }
   }
   return out;

@@ -6,6 +6,8 @@
 // masks equal the CPU's exactly) and writes m_ℓ, z_ℓ = m_ℓ ∘ c_ℓ and x_ℓ = m_ℓ ∘ f(a_ℓ + b_ℓ). The output
 // layer is one more batched GEMM. Dense on purpose: on a GPU the GEMMs are cheap where A.8's gathers
 // are not. The CPU twin is routing::comet_forward_batch; a [cuda] test compares them.
+#include <cstddef>
+#include <stdexcept>
 #include <vector>
 
 #include <Eigen/Core>
@@ -23,9 +25,43 @@ struct CometGpuNets {
   int activation = 0;                  ///< 0 ReLU, 1 tanh, 2 identity (nn::PlainActivation's order)
 };
 
+/// What the GPU hands back: per net, per hidden layer ℓ = 1 … L−1, the mask m_ℓ and the backbone's x_ℓ
+/// (N_ℓ × M), and per net the output a_L (N_L × M). The order of the flat vectors is fixed here and only
+/// here: the module writes through mask()/x()/output() and routing/comet_batch reads through them, so
+/// the producer and the consumer cannot disagree (they did once: the module wrote layer after layer
+/// while the consumer read net after net, and every multi-net forward came back scrambled).
 struct CometGpuOutput {
-  std::vector<Eigen::MatrixXd> masks, x;  ///< [net · (L−1) + ℓ − 1]: N_ℓ × M (x empty when routing only)
-  std::vector<Eigen::MatrixXd> output;    ///< per net: a_L, N_L × M (empty when routing only)
+  int nets = 0;
+  int hidden_layers = 0;  ///< L − 1
+  bool backbone = false;  ///< false: routing only (no x, no output)
+
+  CometGpuOutput() = default;
+  CometGpuOutput(int nets, int hidden_layers, bool backbone)
+      : nets(nets), hidden_layers(hidden_layers), backbone(backbone),
+        masks_(std::size_t(nets) * std::size_t(hidden_layers)),
+        x_(backbone ? masks_.size() : 0),
+        output_(backbone ? std::size_t(nets) : 0) {}
+
+  /// Net b's hidden layer ℓ (1-based, as in the paper) in the flat vectors: net after net.
+  std::size_t at(int b, int l) const {
+    if (b < 0 || b >= nets || l < 1 || l > hidden_layers) throw std::out_of_range("CometGpuOutput: no such net or hidden layer");
+    return std::size_t(b) * std::size_t(hidden_layers) + std::size_t(l - 1);
+  }
+  Eigen::MatrixXd& mask(int b, int l) { return masks_[at(b, l)]; }
+  const Eigen::MatrixXd& mask(int b, int l) const { return masks_[at(b, l)]; }
+  Eigen::MatrixXd& x(int b, int l) { return x_.at(at(b, l)); }
+  const Eigen::MatrixXd& x(int b, int l) const { return x_.at(at(b, l)); }
+  Eigen::MatrixXd& output(int b) { return output_.at(std::size_t(b)); }
+  const Eigen::MatrixXd& output(int b) const { return output_.at(std::size_t(b)); }
+  /// One net's masks m_1 … m_{L−1}, in layer order.
+  std::vector<Eigen::MatrixXd> masks_of(int b) const {
+    std::vector<Eigen::MatrixXd> m;
+    for (int l = 1; l <= hidden_layers; ++l) m.push_back(mask(b, l));
+    return m;
+  }
+
+ private:
+  std::vector<Eigen::MatrixXd> masks_, x_, output_;
 };
 
 /// Every net on the columns of X0 (N_0 × M). Throws std::runtime_error when CUDA is absent or a call fails,

@@ -1,7 +1,10 @@
 #include <sparseact/routing/comet_batch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
+#include <string>
 
 #if defined(_OPENMP)
 #include <omp.h>
@@ -9,6 +12,7 @@
 
 #include <sparseact/core/blas_threads.hpp>
 #include <sparseact/core/parallel.hpp>
+#include <sparseact/core/twin.hpp>
 #include <sparseact/cuda/comet_forward.hpp>
 
 namespace sparseact::routing {
@@ -113,6 +117,48 @@ CometBatchForward forward_one(const CometNet& net, const Eigen::MatrixXd& X0, do
   return out;
 }
 
+// The GPU's CPU twin (core/twin.hpp): one net on the first few inputs again on the CPU. Masks must be
+// identical; activations and outputs agree to 1e-12 relative (Frobenius norm over the slice).
+constexpr Eigen::Index twin_inputs = 32;
+
+std::string twin_slice(std::size_t nets, Eigen::Index inputs, Eigen::Index all, const std::string& what) {
+  return "net 0 of " + std::to_string(nets) + ", the first " + std::to_string(inputs) + " of " + std::to_string(all) + " inputs: " + what;
+}
+
+/// The number of entries where two masks differ (∞ when their shapes do).
+double mask_mismatches(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
+  if (a.rows() != b.rows() || a.cols() != b.cols()) return std::numeric_limits<double>::infinity();
+  return double((a.array() != b.array()).count());
+}
+
+double relative_difference(const Eigen::MatrixXd& gpu, const Eigen::MatrixXd& cpu) {
+  if (gpu.rows() != cpu.rows() || gpu.cols() != cpu.cols()) return std::numeric_limits<double>::infinity();
+  const double scale = cpu.norm();
+  const double diff = (gpu - cpu).norm();
+  return scale > 0 ? diff / scale : diff;  // NaN stays NaN
+}
+
+void check_forward_twin(const std::vector<const CometNet*>& nets, const Eigen::MatrixXd& X0, double p_k, const std::vector<CometBatchForward>& gpu) {
+  const twin::Timer timer;
+  const Eigen::Index n = std::min<Eigen::Index>(X0.cols(), twin_inputs);
+  const CometBatchForward cpu = forward_one(*nets.front(), X0.leftCols(n), p_k);
+  const auto worst = [](double a, double b) { return std::isnan(a) || std::isnan(b) ? std::numeric_limits<double>::quiet_NaN() : std::max(a, b); };
+  double masks = gpu.front().hidden.size() == cpu.hidden.size() ? 0 : std::numeric_limits<double>::infinity();
+  double act = relative_difference(gpu.front().output.leftCols(n), cpu.output);
+  for (std::size_t l = 0; l < std::min(cpu.hidden.size(), gpu.front().hidden.size()); ++l) {
+    masks += mask_mismatches(gpu.front().hidden[l].mask().leftCols(n), cpu.hidden[l].mask());
+    act = worst(act, relative_difference(gpu.front().hidden[l].dense().leftCols(n), cpu.hidden[l].dense()));
+  }
+  const double seconds = timer.seconds();
+  twin::record({.path = "routing.comet_forward masks",
+                .slice = twin_slice(nets.size(), n, X0.cols(), "every hidden layer's m_ℓ, the number of entries that differ"),
+                .rule = twin::Rule::identical, .error = masks, .tolerance = 0, .cpu_s = seconds});
+  twin::record({.path = "routing.comet_forward activations",
+                .slice = twin_slice(nets.size(), n, X0.cols(), "x_ℓ of every hidden layer and the output a_L, the largest ‖Δ‖_F / ‖x‖_F"),
+                .rule = twin::Rule::relative, .error = act,
+                .tolerance = 1e-12, .cpu_s = 0});
+}
+
 /// Dense GPU results as the CPU path's sparse columns.
 SparseColumns sparse_from(const Eigen::MatrixXd& mask, const Eigen::MatrixXd& x) {
   SparseColumns s;
@@ -160,9 +206,10 @@ std::vector<CometBatchForward> forward_gpu(const std::vector<const CometNet*>& n
   const cuda::CometGpuOutput o = cuda::comet_forward(g, X0);
   std::vector<CometBatchForward> out(nets.size());
   for (std::size_t b = 0; b < nets.size(); ++b) {
-    for (std::size_t l = 0; l + 1 < L; ++l) out[b].hidden.push_back(sparse_from(o.masks[b * (L - 1) + l], o.x[b * (L - 1) + l]));
-    out[b].output = o.output[b];
+    for (int l = 1; l < int(L); ++l) out[b].hidden.push_back(sparse_from(o.mask(int(b), l), o.x(int(b), l)));
+    out[b].output = o.output(int(b));
   }
+  if (twin::due("routing.comet_forward")) check_forward_twin(nets, X0, p_k, out);
   return out;
 }
 
@@ -176,7 +223,20 @@ std::vector<Eigen::MatrixXd> comet_masks_gpu(const CometRouter& router, const Ei
     g.V.emplace_back(router.V[l].data(), router.V[l].data() + router.V[l].size());
     g.k.push_back(active_units(p_k, router.widths[l + 1]));
   }
-  return cuda::comet_forward(g, X0).masks;
+  std::vector<Eigen::MatrixXd> masks = cuda::comet_forward(g, X0).masks_of(0);
+  if (twin::due("routing.comet_masks")) {
+    const twin::Timer timer;
+    const Eigen::Index n = std::min<Eigen::Index>(X0.cols(), twin_inputs);
+    CometRouter r = router;
+    for (std::size_t l = 0; l < r.k.size(); ++l) r.k[l] = g.k[l];
+    const std::vector<Eigen::MatrixXd> cpu = comet_masks(r, X0.leftCols(n));
+    double differ = cpu.size() == masks.size() ? 0 : std::numeric_limits<double>::infinity();
+    for (std::size_t l = 0; l < std::min(cpu.size(), masks.size()); ++l) differ += mask_mismatches(masks[l].leftCols(n), cpu[l]);
+    twin::record({.path = "routing.comet_masks",
+                  .slice = "the first " + std::to_string(n) + " of " + std::to_string(X0.cols()) + " inputs: every hidden layer's m_ℓ, the number of entries that differ",
+                  .rule = twin::Rule::identical, .error = differ, .tolerance = 0, .cpu_s = timer.seconds()});
+  }
+  return masks;
 }
 
 std::vector<CometBatchForward> comet_forward_batch(const std::vector<const CometNet*>& nets, const Eigen::MatrixXd& X0, double p_k, int threads,
