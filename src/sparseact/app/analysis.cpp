@@ -22,6 +22,7 @@
 
 #include <sparseact/app/checks.hpp>
 #include <sparseact/app/cluster.hpp>
+#include <sparseact/app/gpu_twin.hpp>
 #include <sparseact/app/output_set.hpp>
 #include <sparseact/app/price.hpp>
 #include <sparseact/app/sweep_runner.hpp>
@@ -283,6 +284,7 @@ int Analysis::run_body(const std::function<void(Analysis&)>& body) {
   if (writes_outputs() && code == kWriteOutputs) {
     result.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     try {
+      add_twin_self_checks();
       code = write_outputs();
     } catch (const std::exception& e) {
       fmt::print(stderr, "{}: internal error while writing {}: {}\n", info_.name, common.out, e.what());
@@ -429,9 +431,24 @@ std::vector<Record> Analysis::sweep(const Sweep& s) {
   }
   std::vector<Record> records = run_on_ranks(s, o, state ? &*state : nullptr, report);
   const std::vector<std::string> hosts = cluster::gather_strings(ci.host);
+  const std::vector<twin::Agreement> mine = twin::recorded();
+  const std::vector<std::string> twins = cluster::gather_strings(twin_records_to_text(mine));
   if (ci.rank != 0) throw WorkerDone{};
+  for (std::size_t r = 0; r < twins.size(); ++r) {
+    const std::vector<twin::Agreement> got = twin_records_from_text(twins[r], static_cast<int>(r));
+    gathered_twins_.insert(gathered_twins_.end(), got.begin(), got.end());
+  }
+  own_twins_gathered_ = mine.size();
   write_run_json(s, o, report, hosts, result.device);
   return records;
+}
+
+void Analysis::add_twin_self_checks() {
+  if (common.device != Device::cuda) return;
+  std::vector<twin::Agreement> records = gathered_twins_;
+  const std::vector<twin::Agreement> own = twin::recorded();  // made on rank 0 after the sweep, or in a run without MPI
+  records.insert(records.end(), own.begin() + static_cast<std::ptrdiff_t>(std::min(own_twins_gathered_, own.size())), own.end());
+  add_twin_checks(*this, records, result.elapsed_s);
 }
 
 int Analysis::write_outputs() {

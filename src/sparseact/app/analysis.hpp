@@ -33,6 +33,7 @@
 #include <sparseact/core/errors.hpp>
 #include <sparseact/core/progress.hpp>
 #include <sparseact/core/result.hpp>
+#include <sparseact/core/twin.hpp>
 #include <sparseact/plot/figure.hpp>
 
 namespace sparseact::app {
@@ -127,6 +128,12 @@ class Analysis {
   } agreement_;
   std::string item_order_ = "cost";
   std::vector<int> gpu_counts_;  ///< GPUs per rank, gathered at start under MPI
+  /// The GPU twin's records (core/twin.hpp) of every rank, gathered after an MPI sweep, and how many
+  /// of this process's own records they already hold.
+  std::vector<twin::Agreement> gathered_twins_;
+  std::size_t own_twins_gathered_ = 0;
+  /// Self-checks from the GPU twin's records (app/gpu_twin.hpp), when the run computed on the GPU.
+  void add_twin_self_checks();
 
   AnalysisInfo info_;
   std::vector<std::pair<std::string, std::string>> text_files_;

@@ -9,6 +9,7 @@
 #include <sparseact/cuda/lsh_hash.hpp>
 #include <sparseact/cuda/module_api.hpp>
 #include <sparseact/cuda/runtime.hpp>
+#include <sparseact/cuda/standin.hpp>
 
 #include <dlfcn.h>
 
@@ -69,30 +70,35 @@ const Module& module() {
   return loaded;
 }
 
+/// The table in force: the CPU stand-in when one is asked for (cuda/standin.hpp), else the module's, if any.
+const ModuleApi* table() {
+  return standin() != Standin::off ? standin_module() : module().api;
+}
+
 const ModuleApi& kernels() {
-  const Module& m = module();
-  if (m.api == nullptr) throw std::runtime_error("CUDA kernels unavailable: " + m.why);
-  return *m.api;
+  const ModuleApi* api = table();
+  if (api == nullptr) throw std::runtime_error("CUDA kernels unavailable: " + module().why);
+  return *api;
 }
 
 }  // namespace
 
 int device_count() noexcept {
-  const Module& m = module();
-  return m.api ? m.api->device_count() : 0;
+  const ModuleApi* api = table();
+  return api ? api->device_count() : 0;
 }
 
-std::string device_name() { return module().api ? module().api->device_name() : ""; }
+std::string device_name() { return table() ? table()->device_name() : ""; }
 
 void select_device(int index) {
-  if (module().api) module().api->select_device(index);
+  if (table()) table()->select_device(index);
 }
 
 void bind_thread() noexcept {
-  if (module().api) module().api->bind_thread();
+  if (table()) table()->bind_thread();
 }
 
-int selected_device() noexcept { return module().api ? module().api->selected_device() : 0; }
+int selected_device() noexcept { return table() ? table()->selected_device() : 0; }
 
 std::vector<Eigen::VectorXd> gram_eigenvalues(const std::vector<Eigen::MatrixXd>& Ks) { return kernels().gram_eigenvalues(Ks); }
 

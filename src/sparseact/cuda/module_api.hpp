@@ -28,6 +28,9 @@ struct ModuleApi {
   CometGpuOutput (*comet_forward)(const CometGpuNets&, const Eigen::MatrixXd&);
 };
 
+/// The CPU stand-in's table (cuda/standin.hpp), in libsparseact itself.
+const ModuleApi* standin_module();
+
 }  // namespace sparseact::cuda
 
 /// The module's one exported symbol (looked up by name with dlsym).

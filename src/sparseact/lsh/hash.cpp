@@ -16,6 +16,7 @@
 
 #include <sparseact/core/blas_threads.hpp>
 #include <sparseact/core/rng.hpp>
+#include <sparseact/core/twin.hpp>
 #include <sparseact/cuda/lsh_hash.hpp>
 #include <sparseact/lsh/hash_certify.hpp>
 
@@ -27,6 +28,22 @@ namespace {
 constexpr std::uint64_t directions_stream = 0, offsets_stream = 1;
 // Columns per OpenMP chunk in the floor / sign pass: large enough that a thread's work pays for itself.
 constexpr Eigen::Index min_parallel_entries = 1 << 15;
+
+// The GPU's CPU twin (core/twin.hpp) rehashes the first points of a GPU batch: codes must be identical.
+constexpr Eigen::Index twin_points = 4096;
+
+template <class Gpu, class Cpu>
+void record_code_twin(const char* path, const Gpu& gpu, const Cpu& cpu, Eigen::Index points, const twin::Timer& timer) {
+  const double differ = gpu.rows() == cpu.rows() && gpu.cols() == cpu.cols() ? double((gpu.array() != cpu.array()).count())
+                                                                             : std::numeric_limits<double>::infinity();
+  twin::record({.path = path,
+                .slice = "the first " + std::to_string(cpu.cols()) + " of " + std::to_string(points) + " points: " +
+                         std::to_string(cpu.size()) + " codes, the number that differ",
+                .rule = twin::Rule::identical,
+                .error = differ,
+                .tolerance = 0,
+                .cpu_s = timer.seconds()});
+}
 
 void check_dims(Eigen::Index rows_expected, Eigen::Index x_rows, const char* what) {
   if (x_rows != rows_expected)
@@ -53,7 +70,15 @@ EuclideanLsh make_euclidean_lsh(Eigen::Index d, Eigen::Index D, double eps, std:
 CodeMatrix hash(const EuclideanLsh& lsh, const Eigen::MatrixXd& X, Device device) {
   check_dims(lsh.dims(), X.rows(), "Euclidean LSH");
   if (lsh.b.size() != lsh.hashes()) throw std::invalid_argument("lsh::hash: b must have one offset per hash function");
-  if (device == Device::cuda) return cuda::lsh_euclidean_codes(lsh.a, lsh.b, lsh.eps, X);
+  if (device == Device::cuda) {
+    CodeMatrix gpu = cuda::lsh_euclidean_codes(lsh.a, lsh.b, lsh.eps, X);
+    if (twin::due("lsh.euclidean_codes")) {
+      const twin::Timer timer;
+      const Eigen::Index n = std::min<Eigen::Index>(X.cols(), twin_points);
+      record_code_twin("lsh.euclidean_codes", gpu.leftCols(n), hash(lsh, Eigen::MatrixXd(X.leftCols(n)), Device::cpu), X.cols(), timer);
+    }
+    return gpu;
+  }
 
   // One product (Eigen → OpenBLAS) for all N points, then one pass: h_i(x) = ⌊(a_iᵀx + b_i)/ε⌋.
   const Eigen::MatrixXd P = lsh.a * X;
@@ -285,14 +310,22 @@ SignCodes hash(const HyperplaneLsh& lsh, const Eigen::MatrixXd& X, Device device
 SignCodes hash(const HyperplaneLsh& lsh, const Eigen::MatrixXd& X, const HashOptions& options, HashStats* stats, Device device) {
   check_hyperplane(lsh, X.rows(), options);
   if (stats) *stats = HashStats{.points = X.cols()};
-  if (device == Device::cuda) return cuda::lsh_sign_codes(lsh.w, lsh.c, lsh.tables, lsh.bits, X);
+  if (device == Device::cuda) {
+    SignCodes gpu = cuda::lsh_sign_codes(lsh.w, lsh.c, lsh.tables, lsh.bits, X);
+    if (twin::due("lsh.sign_codes")) {
+      const twin::Timer timer;
+      const Eigen::Index n = std::min<Eigen::Index>(X.cols(), twin_points);
+      record_code_twin("lsh.sign_codes", gpu.leftCols(n), hash_cpu(lsh, X.data(), n, options, nullptr), X.cols(), timer);
+    }
+    return gpu;
+  }
   return hash_cpu(lsh, X.data(), X.cols(), options, stats);
 }
 
 SignCodes hash(const HyperplaneLsh& lsh, const Eigen::MatrixXf& X, const HashOptions& options, HashStats* stats, Device device) {
   check_hyperplane(lsh, X.rows(), options);
   if (stats) *stats = HashStats{.points = X.cols()};
-  if (device == Device::cuda) return cuda::lsh_sign_codes(lsh.w, lsh.c, lsh.tables, lsh.bits, X.cast<double>());
+  if (device == Device::cuda) return hash(lsh, Eigen::MatrixXd(X.cast<double>()), options, stats, device);  // the same codes, bit for bit
   return hash_cpu(lsh, X.data(), X.cols(), options, stats);
 }
 

@@ -13,6 +13,7 @@
 #include <sparseact/core/blas_threads.hpp>
 #include <sparseact/core/estimators/lanczos.hpp>
 #include <sparseact/core/ops/gram.hpp>
+#include <sparseact/core/twin.hpp>
 #include <sparseact/cuda/gram_eigen.hpp>
 
 // The two stages of LAPACK's dsytrd_2stage, exported by every LAPACK since 3.7 but absent from
@@ -145,6 +146,31 @@ Eigen::VectorXd symmetric_eigenvalues(Eigen::MatrixXd A, EigenSolver solver) {
   return w;
 }
 
+namespace {
+
+/// The GPU's CPU twin (core/twin.hpp): the batch's smallest K again on the CPU, every eigenvalue of its
+/// Gram matrix within 1e-10 · λ_max of the GPU's.
+void check_twin(const std::vector<Eigen::MatrixXd>& Ks, const std::vector<Spectrum>& gpu) {
+  const twin::Timer timer;
+  std::size_t t = 0;
+  for (std::size_t i = 1; i < Ks.size(); ++i)
+    if (Ks[i].size() < Ks[t].size()) t = i;
+  const Spectrum cpu = kkt_spectrum(Ks[t]);
+  const double scale = std::max(std::abs(cpu.lambda_max()), std::numeric_limits<double>::min());
+  const double error = gpu[t].gram.size() == cpu.gram.size()
+                           ? twin::max_abs_difference(gpu[t].gram.data(), cpu.gram.data(), std::size_t(cpu.gram.size())) / scale
+                           : std::numeric_limits<double>::infinity();
+  twin::record({.path = "spectral.kkt_spectra",
+                .slice = fmt::format("matrix {} of {} ({} × {}): all {} eigenvalues of its Gram matrix, max |Δλ| / λ_max", t, Ks.size(),
+                                     Ks[t].rows(), Ks[t].cols(), cpu.gram.size()),
+                .rule = twin::Rule::relative,
+                .error = error,
+                .tolerance = 1e-10,
+                .cpu_s = timer.seconds()});
+}
+
+}  // namespace
+
 Spectrum kkt_spectrum(const Eigen::MatrixXd& K, EigenSolver solver) {
   if (K.size() == 0) throw std::invalid_argument("kkt_spectrum: K is empty");
   Eigen::MatrixXd G = small_gram_lower(K);
@@ -161,6 +187,7 @@ std::vector<Spectrum> kkt_spectra(const std::vector<Eigen::MatrixXd>& Ks, Device
   if (device == Device::cuda) {
     auto eigs = cuda::gram_eigenvalues(Ks);
     for (std::size_t i = 0; i < Ks.size(); ++i) out.push_back(spectrum_from_gram(Ks[i].rows(), Ks[i].cols(), std::move(eigs[i])));
+    if (!Ks.empty() && twin::due("spectral.kkt_spectra")) check_twin(Ks, out);
   } else {
     for (const auto& K : Ks) out.push_back(kkt_spectrum(K));
   }

@@ -1,0 +1,158 @@
+// The CPU stand-in for libsparseact_cuda.so (cuda/standin.hpp): the module's entry table, computed on the
+// CPU the way the kernels compute (cuda/*.cu), with an optional fault in every result.
+#include <sparseact/cuda/standin.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdlib>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <Eigen/Eigenvalues>
+
+#include <sparseact/cuda/module_api.hpp>
+
+namespace sparseact::cuda {
+
+namespace on_cpu {
+
+std::atomic<int> chosen{-1};  // −1: not set by use_standin, read the environment
+
+Standin from_environment() {
+  const char* v = std::getenv("SPARSEACT_CUDA_STANDIN");
+  if (v == nullptr || *v == '\0' || std::string(v) == "off" || std::string(v) == "0") return Standin::off;
+  if (std::string(v) == "fault") return Standin::fault;
+  return Standin::exact;
+}
+
+bool faulty() { return standin() == Standin::fault; }
+
+int device_count() noexcept { return 1; }
+std::string device_name() {
+  return faulty() ? "CPU stand-in for the CUDA module, with injected faults (SPARSEACT_CUDA_STANDIN=fault)"
+                  : "CPU stand-in for the CUDA module (SPARSEACT_CUDA_STANDIN)";
+}
+void select_device(int) {}
+void bind_thread() noexcept {}
+int selected_device() noexcept { return 0; }
+
+// cuda/gram_eigen.cu: eigenvalues of the smaller Gram matrix, ascending (here Eigen's solver, not LAPACK's).
+std::vector<Eigen::VectorXd> gram_eigenvalues(const std::vector<Eigen::MatrixXd>& Ks) {
+  std::vector<Eigen::VectorXd> out;
+  for (const Eigen::MatrixXd& K : Ks) {
+    const Eigen::MatrixXd G = K.rows() >= K.cols() ? Eigen::MatrixXd(K.transpose() * K) : Eigen::MatrixXd(K * K.transpose());
+    Eigen::VectorXd w = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(G, Eigen::EigenvaluesOnly).eigenvalues();
+    if (faulty() && w.size() > 0) w(w.size() - 1) *= 1 + 1e-6;
+    out.push_back(std::move(w));
+  }
+  return out;
+}
+
+// cuda/lsh_hash.cu: ⌊(A X + b)/ε⌋ and the packed signs of W X + c.
+Eigen::Matrix<std::int32_t, Eigen::Dynamic, Eigen::Dynamic> lsh_euclidean_codes(const Eigen::MatrixXd& A, const Eigen::VectorXd& b, double eps,
+                                                                                const Eigen::MatrixXd& X) {
+  const Eigen::MatrixXd P = A * X;
+  Eigen::Matrix<std::int32_t, Eigen::Dynamic, Eigen::Dynamic> codes(P.rows(), P.cols());
+  for (Eigen::Index n = 0; n < P.cols(); ++n)
+    for (Eigen::Index i = 0; i < P.rows(); ++i) {
+      const double v = std::floor((P(i, n) + b(i)) / eps);
+      if (!(v >= -2147483648.0 && v <= 2147483647.0)) throw std::range_error("cuda::lsh_euclidean_codes: a code lies outside int32");
+      codes(i, n) = static_cast<std::int32_t>(v);
+    }
+  if (faulty() && codes.size() > 0) codes(0, 0) += 1;
+  return codes;
+}
+
+Eigen::Matrix<std::uint64_t, Eigen::Dynamic, Eigen::Dynamic> lsh_sign_codes(const Eigen::MatrixXd& W, const Eigen::VectorXd& c, int tables, int bits,
+                                                                            const Eigen::MatrixXd& X) {
+  const Eigen::MatrixXd P = W * X;
+  Eigen::Matrix<std::uint64_t, Eigen::Dynamic, Eigen::Dynamic> words(tables, X.cols());
+  for (Eigen::Index n = 0; n < X.cols(); ++n)
+    for (int t = 0; t < tables; ++t) {
+      std::uint64_t w = 0;
+      for (int j = 0; j < bits; ++j)
+        if (P(t * bits + j, n) + c(t * bits + j) > 0.0) w |= std::uint64_t{1} << j;
+      words(t, n) = w;
+    }
+  if (faulty() && words.size() > 0) words(0, 0) ^= 1;
+  return words;
+}
+
+double activate(int f, double a) { return f == 0 ? (a > 0 ? a : 0.0) : f == 1 ? std::tanh(a) : a; }
+
+// cuda/comet_forward.cu: dense products per net, then C_k per column under the kernel's three rules.
+// A unit's rank in the order (value descending, index ascending) is |{j : c_j > c_i}| plus the equal
+// values of lower index, so one sort per column decides all three rules as the kernel's counts do.
+CometGpuOutput comet_forward(const CometGpuNets& nets, const Eigen::MatrixXd& X0) {
+  const std::size_t L = nets.widths.size() - 1;
+  const int B = nets.nets;
+  const Eigen::Index M = X0.cols();
+  const bool backbone = !nets.W.empty();
+  if (nets.widths.size() < 3 || B < 1 || nets.V.size() != L - 1 || nets.k.size() != L - 1 || (backbone && nets.W.size() != L) ||
+      (!nets.b.empty() && nets.b.size() != L) || X0.rows() != nets.widths[0])
+    throw std::invalid_argument("cuda::comet_forward: shapes disagree");
+  CometGpuOutput out(B, int(L - 1), backbone);
+  for (int net = 0; net < B; ++net) {
+    Eigen::MatrixXd z = X0, x = X0;
+    for (std::size_t l = 1; l < L; ++l) {
+      const int N = nets.widths[l], Np = nets.widths[l - 1], k = nets.k[l - 1];
+      const std::size_t block = std::size_t(N) * std::size_t(Np);
+      if (nets.V[l - 1].size() != std::size_t(B) * block) throw std::invalid_argument("cuda::comet_forward: a V block has the wrong size");
+      const Eigen::MatrixXd C = Eigen::Map<const Eigen::MatrixXd>(nets.V[l - 1].data() + net * block, N, Np) * z;  // (4)
+      Eigen::MatrixXd A;
+      if (backbone) A = Eigen::Map<const Eigen::MatrixXd>(nets.W[l - 1].data() + net * block, N, Np) * x;  // (7)
+      Eigen::MatrixXd mask = Eigen::MatrixXd::Zero(N, M), zl = Eigen::MatrixXd::Zero(N, M), xl = Eigen::MatrixXd::Zero(backbone ? N : 0, M);
+      std::vector<int> order(std::size_t(N), 0);
+      for (Eigen::Index j = 0; j < M; ++j) {
+        std::iota(order.begin(), order.end(), 0);
+        std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return C(a, j) > C(b, j); });
+        for (int r = 0; r < N; ++r) {
+          const int i = order[std::size_t(r)];
+          int gt = r, ge = r;  // units before i in the order: greater, or equal of lower index
+          while (gt > 0 && C(order[std::size_t(gt - 1)], j) == C(i, j)) --gt;
+          while (ge + 1 < N && C(order[std::size_t(ge + 1)], j) == C(i, j)) ++ge;
+          const bool win = nets.tie_rule == 0 ? ge + 1 <= k : nets.tie_rule == 1 ? gt < k : r < k;  // (5)
+          if (!win) continue;
+          mask(i, j) = 1.0, zl(i, j) = C(i, j);  // (6)
+          if (backbone) xl(i, j) = activate(nets.activation, A(i, j) + (nets.b.empty() ? 0.0 : nets.b[l - 1][std::size_t(net) * N + i]));  // (8)
+        }
+      }
+      if (faulty() && M > 0) {
+        mask(0, 0) = 1 - mask(0, 0);
+        if (backbone) xl(0, 0) += 1;
+      }
+      out.mask(net, int(l)) = mask;
+      if (backbone) out.x(net, int(l)) = xl;
+      z = std::move(zl), x = std::move(xl);
+    }
+    if (backbone) {
+      const int N = nets.widths[L], Np = nets.widths[L - 1];
+      Eigen::MatrixXd a = Eigen::Map<const Eigen::MatrixXd>(nets.W[L - 1].data() + std::size_t(net) * N * Np, N, Np) * x;
+      if (!nets.b.empty()) a.colwise() += Eigen::Map<const Eigen::VectorXd>(nets.b[L - 1].data() + std::size_t(net) * N, N);
+      out.output(net) = std::move(a);
+    }
+  }
+  return out;
+}
+
+}  // namespace on_cpu
+
+void use_standin(Standin mode) { on_cpu::chosen.store(int(mode)); }
+
+Standin standin() noexcept {
+  static const Standin env = on_cpu::from_environment();
+  const int c = on_cpu::chosen.load();
+  return c < 0 ? env : Standin(c);
+}
+
+const ModuleApi* standin_module() {
+  static const ModuleApi api{&on_cpu::device_count, &on_cpu::device_name,    &on_cpu::select_device,  &on_cpu::bind_thread,
+                             &on_cpu::selected_device, &on_cpu::gram_eigenvalues, &on_cpu::lsh_euclidean_codes, &on_cpu::lsh_sign_codes,
+                             &on_cpu::comet_forward};
+  return &api;
+}
+
+}  // namespace sparseact::cuda
