@@ -2,10 +2,11 @@
 eigenvalues, quadrature and binomial quantiles, the checkpoint_spectra executable's JSON for the same
 matrix, and hand-worked routing cases. Run by ctest (python_module) as
     PYTHONPATH=build/python python3 -m pytest tests/python -q
-with SPARSEACT_BIN naming the build's bin/ (for the analyses these tests compare with)."""
+with SPARSEACT_BIN naming the build's bin/ (for the analyses these tests compare with), and after
+`pip install .` as `python -m pytest tests/python`, where sparseact.run() finds the analyses in the
+installed package (tests/python/pip_install_test.sh)."""
 import json
 import math
-import os
 import pathlib
 import subprocess
 import sys
@@ -19,7 +20,15 @@ import scipy.stats
 import sparseact
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-BIN = pathlib.Path(os.environ.get("SPARSEACT_BIN", ROOT / "build" / "bin"))
+
+
+def have_analysis(name):
+    """Whether sparseact.run() finds the analysis executable (SPARSEACT_BIN, the package's own, PATH)."""
+    try:
+        sparseact._run._executable(name)
+        return True
+    except ValueError:
+        return False
 
 
 def spd(n, seed, lo=1.0, hi=10.0):
@@ -86,9 +95,8 @@ def test_layer_metrics_equals_the_analysis_json(tmp_path):
     W = rng.standard_normal((192, 64)) * 0.05
     W[:, :3] *= 20  # a few spikes, so the fits have something to find
     np.save(tmp_path / "W.npy", W)
-    exe = BIN / "checkpoint_spectra"
-    if not exe.exists():
-        pytest.skip(f"{exe} not built")
+    if not have_analysis("checkpoint_spectra"):
+        pytest.skip("the checkpoint_spectra executable is not built")
     ours = sparseact.layer_metrics(W)
     # The analysis as its executable, through sparseact.run(); its JSON is the C++ path's table.
     r = sparseact.run("checkpoint_spectra", tmp_path / "W.npy", out=tmp_path / "out", esd_figures=0)
@@ -320,7 +328,7 @@ def test_bad_scalars_and_library_input_errors(tmp_path):
     np.save(tmp_path / "W.npy", GOOD)
     with pytest.raises(ValueError, match="regular expression|regex"):  # an InputError of the library
         sparseact.checkpoint_spectra(tmp_path / "W.npy", match="(", dataframe=False)
-    if (BIN / "mp_spectrum").exists():
+    if have_analysis("mp_spectrum"):
         with pytest.raises(ValueError, match="--n"):  # the analysis's exit 2, its one-line message
             sparseact.run("mp_spectrum", n=-3, out="/tmp/never-written")
 
