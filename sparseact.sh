@@ -8,22 +8,44 @@
 #          ASan+UBSan into build-fuzz/ and runs each for SECONDS (default 600); non-zero on a finding
 #   sanitize  builds everything with ASan+UBSan (gcc) into build-asan/ and runs the whole ctest
 #          there; any sanitizer report fails its test
+#   gpu    on a machine with an NVIDIA GPU: builds (or takes the build a gpu-pack archive brought), runs
+#          the [cuda] tests, compute-sanitizer memcheck, and every analysis with a GPU path on --device cpu
+#          and cuda, and prints one table of agreement and wall times (tools/gpu/check.sh, results under
+#          $SPARSEACT_GPU_OUT, default build/gpu-check/). Without a GPU: one line, exit 0
+#   gpu-pack [ARCHIVE]  builds here, then packs the build, the libraries it needs and Fashion-MNIST into
+#          ARCHIVE (default build/sparseact-gpu.tar.gz) for a GPU machine without Debian's -dev packages
 # Environment: SPARSEACT_BUILD (build folder, default build/), SPARSEACT_JOBS (default: all cores),
 # SPARSEACT_FUZZ_BUILD (default build-fuzz/), SPARSEACT_ASAN_BUILD (default build-asan/).
 set -euo pipefail
 
 mode=${1:-}
 case "$mode" in
-  main|test|bench|sanitize) ;;
+  main|test|bench|sanitize|gpu|gpu-pack) ;;
   fuzz)
     fuzz_seconds=${2:-600}
     case "$fuzz_seconds" in ''|*[!0-9]*) echo "usage: $0 fuzz [SECONDS]" >&2; exit 2 ;; esac ;;
-  *) echo "usage: $0 main|test|bench|fuzz [SECONDS]|sanitize" >&2; exit 2 ;;
+  *) echo "usage: $0 main|test|bench|fuzz [SECONDS]|sanitize|gpu|gpu-pack [ARCHIVE]" >&2; exit 2 ;;
 esac
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 build=${SPARSEACT_BUILD:-$root/build}
 jobs=${SPARSEACT_JOBS:-$(nproc)}
+
+if [ "$mode" = gpu ]; then
+  # Nothing to install or build where no GPU can run it: the NVIDIA driver's /proc entry (containers too)
+  # or its control device, as cuda/dispatch.cpp looks for them.
+  if [ ! -e /proc/driver/nvidia ] && [ ! -e /dev/nvidiactl ] && [ ! -e /dev/dxg ]; then
+    echo "sparseact gpu: no NVIDIA GPU on this machine (no driver found): nothing to check"
+    exit 0
+  fi
+  gpu_out=${SPARSEACT_GPU_OUT:-$build/gpu-check}
+  export PATH=$PATH:/usr/local/cuda/bin
+  if [ -e "$build/.gpu-pack" ]; then
+    # A build carried here by gpu-pack: its libraries beside it, CUDA's from the machine.
+    export LD_LIBRARY_PATH=$build/gpu-deps:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+    exec bash "$root/tools/gpu/check.sh" "$build" "$gpu_out"
+  fi
+fi
 
 packages=(cmake ninja-build g++ git pkg-config
           libeigen3-dev libspectra-dev libboost-math-dev catch2 nlohmann-json3-dev libcli11-dev libfmt-dev
@@ -91,6 +113,8 @@ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release
 cmake --build "$build" -j "$jobs"
 
 case "$mode" in
+  gpu)   exec bash "$root/tools/gpu/check.sh" "$build" "$gpu_out" ;;
+  gpu-pack) exec bash "$root/tools/gpu/pack.sh" "$root" "$build" "${2:-$build/sparseact-gpu.tar.gz}" ;;
   main)  cmake --build "$build" --target figures ;;
   test)  ctest --test-dir "$build" --output-on-failure -j "$jobs" ;;
   bench)

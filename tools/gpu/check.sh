@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# The GPU check behind `bash sparseact.sh gpu` (docs/cuda.md): on a machine with an NVIDIA GPU and a build
+# with CUDA kernels, runs
+#   1. the [cuda] tests (GPU twins of every kernel against the CPU),
+#   2. compute-sanitizer memcheck on them, when it is installed,
+#   3. every analysis with a GPU path on --device cpu and on --device cuda, and compares their JSON
+#      (tools/gpu/compare.py: same verdicts, largest relative difference, the GPU twin's self-checks),
+# and prints one table. Each step has a time limit; everything lands under OUT.
+# usage: tools/gpu/check.sh BUILD OUT        exit: 0 all agree, 1 something failed or disagreed
+set -u
+build=$1; out=$2
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+mkdir -p "$out"
+tests=$build/bin/sparseact_tests
+bin=$build/bin
+py=$(command -v python3 || true)
+rc=0
+summary=$out/summary.txt; : > "$summary"
+say() { printf '%s\n' "$*" | tee -a "$summary"; }
+
+say "sparseact gpu check — $(date -u +%Y-%m-%dT%H:%MZ)"
+if command -v nvidia-smi >/dev/null; then
+  say "GPU: $(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | head -1)"
+fi
+say "CPU: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
+if ! command -v gnuplot >/dev/null && [ -z "${SPARSEACT_GNUPLOT:-}" ]; then
+  say "note: no gnuplot here: the analyses write their JSON and CSV but no figures (exit 1 'figures not rendered'); the verdicts are read from the JSON"
+fi
+
+# 1. The [cuda] tests. Catch2 v2's closing line: "All tests passed (…)" or "test cases: N | P passed | F failed".
+t0=$(date +%s.%N)
+timeout 600 "$tests" "[cuda]~[mpi]" > "$out/cuda_tests.txt" 2>&1; test_rc=$?
+t1=$(date +%s.%N)
+test_line=$(grep -E "All tests passed|test cases:" "$out/cuda_tests.txt" | tail -1)
+[ $test_rc -eq 0 ] || rc=1
+test_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", b-a}')
+
+# 2. memcheck.
+sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null || true)
+if [ -n "$sanitizer" ]; then
+  timeout 900 "$sanitizer" --tool memcheck --leak-check full --error-exitcode 9 "$tests" "[cuda]~[mpi]" > "$out/memcheck.txt" 2>&1; mc_rc=$?
+  memcheck=$(grep -E "ERROR SUMMARY" "$out/memcheck.txt" | tail -1)
+  [ -n "$memcheck" ] || memcheck="no summary (exit $mc_rc)"
+  [ $mc_rc -eq 0 ] || rc=1
+else
+  memcheck="compute-sanitizer not installed: skipped"
+fi
+
+# 3. The analyses with a GPU path, at sizes where the GPU has work to do (a few seconds on the CPU of a GPU node).
+analyses=(
+  "mp_spectrum"
+  "mp_sweep --n 1024,2048,4096 --c 0.25,4 --trials 4"
+  "lsh_buckets"
+  "comet_utilization --nets 20 --images 10000"
+  "comet_overlap"
+  "checkpoint_spectra"
+)
+: > "$out/compare.jsonl"
+for line in "${analyses[@]}"; do
+  read -r -a args <<< "$line"
+  name=${args[0]}; flags=("${args[@]:1}")
+  for dev in cpu cuda; do
+    s=$(date +%s.%N)
+    timeout 600 "$bin/$name" "${flags[@]}" --device $dev --out "$out/$name.$dev" > "$out/$name.$dev.log" 2>&1
+    echo $? > "$out/$name.$dev.rc"
+    e=$(date +%s.%N)
+    awk -v a="$s" -v b="$e" 'BEGIN{printf "%.2f", b-a}' > "$out/$name.$dev.wall"
+  done
+  if [ -f "$out/$name.cpu/$name.json" ] && [ -f "$out/$name.cuda/$name.json" ] && [ -n "$py" ]; then
+    "$py" "$here/compare.py" "$out/$name.cpu/$name.json" "$out/$name.cuda/$name.json" >> "$out/compare.jsonl" || rc=1
+  else
+    echo "{\"analysis\": \"$name\", \"missing\": true}" >> "$out/compare.jsonl"; rc=1
+  fi
+done
+
+# The table.
+"$py" - "$out" "$test_line" "$test_s" "$memcheck" <<'PY' | tee -a "$summary"
+import json, os, sys
+out, test_line, test_s, memcheck = sys.argv[1:5]
+print(f"\n[cuda] tests: {test_line or 'no result line'} ({test_s} s)")
+print(f"memcheck:     {memcheck}")
+rows = [json.loads(l) for l in open(os.path.join(out, "compare.jsonl")) if l.strip()]
+print()
+print(f"| {'analysis':<18} | exit cpu/cuda | wall cpu s | wall cuda s | cpu/cuda | same verdicts | max rel. diff | twin (self-checks) | twin cost |")
+print(f"|{'-'*20}|---------------|------------|-------------|----------|---------------|---------------|--------------------|-----------|")
+bad = False
+for r in rows:
+    name = r["analysis"]
+    rc = [open(os.path.join(out, f"{name}.{d}.rc")).read().strip() for d in ("cpu", "cuda")]
+    wall = [float(open(os.path.join(out, f"{name}.{d}.wall")).read()) for d in ("cpu", "cuda")]
+    if r.get("missing"):
+        print(f"| {name:<18} | {rc[0]}/{rc[1]:<11} | {wall[0]:>10.2f} | {wall[1]:>11.2f} |          | no JSON       |               |                    |           |")
+        bad = True
+        continue
+    twins = r["twin"]
+    twin = f"{sum(t['verdict'] == 'holds' for t in twins)}/{len(twins)} agree" if twins else "none recorded"
+    share = r.get("twin_share_of_wall_time")
+    cost = f"{100 * share:.1f} %" if share is not None else ""
+    bad = bad or not r["same_verdicts"] or not r["twin_agrees"]
+    print(f"| {name:<18} | {rc[0] + '/' + rc[1]:<13} | {wall[0]:>10.2f} | {wall[1]:>11.2f} | {wall[0] / wall[1]:>7.2f}x | "
+          f"{'yes' if r['same_verdicts'] else 'NO':<13} | {r['max_relative_difference']:>13.2e} | {twin:<18} | {cost:>9} |")
+    for v in r["verdicts_differ"]:
+        print(f"|   verdict differs: {v}")
+sys.exit(1 if bad else 0)
+PY
+[ ${PIPESTATUS[0]} -eq 0 ] || rc=1
+say ""
+say "results and logs: $out"
+exit $rc
