@@ -127,7 +127,6 @@ TEST_CASE("Every GPU path records a CPU twin that agrees on the faithful stand-i
     CHECK_FALSE(a.slice.empty());
   }
   CHECK(m.at("spectral.kkt_spectra").tolerance == 1e-10);
-  CHECK(m.at("spectral.kkt_spectra").error > 0);  // two solvers (LAPACK, Eigen) differ in rounding: the check compares numbers
   CHECK(m.at("routing.comet_forward activations").tolerance == 1e-12);
   CHECK(m.at("routing.comet_forward masks").tolerance == 0);
   CHECK(m.at("lsh.euclidean_codes").slice.find("4096 of 5000") != std::string::npos);  // a slice, not the whole batch
