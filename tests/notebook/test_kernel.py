@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """The clang-repl Jupyter kernel (tools/jupyter_kernel/sparseact_kernel.py) driven as a frontend drives
 it (jupyter_client): a compiler error is the cell's error and the kernel keeps its state; xcpp::display
-sends display_data; interrupt stops a running cell and the next cell runs; restart gives a fresh kernel.
+sends display_data; interrupt stops a running cell and the next cell runs; a crash of the interpreter is
+the cell's error and the next cell runs; restart gives a fresh kernel.
 No library needed. Exit status: 0 pass, 1 fail, 77 skipped (clang-repl-16, ipykernel or jupyter_client
 missing)."""
 import json
@@ -93,6 +94,10 @@ def main():
               "interrupt stops a running cell")
         reply, out = run("#include <iostream>\nstd::cout << \"fresh\" << std::endl;")
         check(reply["status"] == "ok" and "fresh" in text(out), "the next cell runs after an interrupt")
+        reply, out = run("#include <cstdlib>\nstd::abort();")
+        check(reply["status"] == "error" and reply.get("ename") == "InterpreterDied", "a crash is the cell's error")
+        reply, out = run("#include <iostream>\nstd::cout << \"after the crash\" << std::endl;")
+        check(reply["status"] == "ok" and "after the crash" in text(out), "the next cell runs after a crash")
         km.restart_kernel(now=True)
         kc.wait_for_ready(timeout=60)
         reply, out = run("#include <iostream>\nint a = 7;\nstd::cout << \"after restart \" << a << std::endl;")

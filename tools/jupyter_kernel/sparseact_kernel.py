@@ -178,6 +178,7 @@ class Interpreter:
         finished = {"out": False, "err": False}
         held = {"out": False, "err": False}
         errors = []
+        closed = False  # a pipe reached its end: the interpreter is exiting
         sel = selectors.DefaultSelector()
         sel.register(self.proc.stdout, selectors.EVENT_READ, "out")
         sel.register(self.proc.stderr, selectors.EVENT_READ, "err")
@@ -199,7 +200,7 @@ class Interpreter:
                     which = key.data
                     chunk = os.read(key.fileobj.fileno(), 65536)
                     if not chunk:
-                        eof = True
+                        eof = closed = True
                         sel.unregister(key.fileobj)
                         finished[which] = True
                         continue
@@ -232,6 +233,13 @@ class Interpreter:
                     return "\n".join(errors), f"the interpreter stopped ({why})"
         finally:
             sel.close()
+        if closed:  # both pipes ended before the markers came back
+            try:
+                rc = self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                return "\n".join(errors), "the interpreter closed its output"
+            why = f"killed by signal {-rc}" if rc < 0 else f"exit status {rc}"
+            return "\n".join(errors), f"the interpreter stopped ({why})"
         return "\n".join(errors), None
 
 
