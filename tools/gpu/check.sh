@@ -7,6 +7,8 @@
 #      (tools/gpu/compare.py: same verdicts, largest relative difference, the GPU twin's self-checks),
 # and prints one table. Each step has a time limit; everything lands under OUT.
 # usage: tools/gpu/check.sh BUILD OUT        exit: 0 all agree, 1 something failed or disagreed
+# SPARSEACT_GPU_QUICK=1 runs the analyses at seconds-long sizes (with SPARSEACT_CUDA_STANDIN, the script's
+# own test on a machine without a GPU: tests/CMakeLists.txt).
 set -u
 build=$1; out=$2
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -55,6 +57,16 @@ analyses=(
   "comet_overlap"
   "checkpoint_spectra"
 )
+if [ "${SPARSEACT_GPU_QUICK:-0}" = 1 ]; then  # seconds-long runs: the script's own test on the CPU stand-in
+  analyses=(
+    "mp_spectrum --scale quick --n 64 --d 16 --trials 2 --eta-samples 20"
+    "mp_sweep --scale quick --n 32,48,64 --c 0.25,4 --trials 2"
+    "lsh_buckets --scale quick"
+    "comet_utilization --scale quick --nets 3 --images 300"
+    "comet_overlap --scale quick --pairs 20 --nets 2 --depth 3 --width 64 --pk 0.1,0.5,1 --resamples 200"
+    "checkpoint_spectra --synthetic-blocks 2 --synthetic-d 32 --esd-figures 2"
+  )
+fi
 : > "$out/compare.jsonl"
 for line in "${analyses[@]}"; do
   read -r -a args <<< "$line"
