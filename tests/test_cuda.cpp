@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <dlfcn.h>
+#include <cstdlib>
 
 #include <filesystem>
 
@@ -151,7 +152,12 @@ TEST_CASE("COMET nets on the GPU: masks identical to the CPU's, activations to 1
     CHECK_THROWS(comet_forward_batch({&net}, paper002_pair_inputs(4, 30, 5), 0.1, 1, Device::cuda));
     return;
   }
-  comet_gpu_matches_cpu();
+  for (const char* kernel : {"count", "select"}) {  // cuda/comet_forward.hpp: both k-WTA kernels
+    CAPTURE(kernel);
+    ::setenv("SPARSEACT_KWTA_KERNEL", kernel, 1);
+    comet_gpu_matches_cpu();
+  }
+  ::unsetenv("SPARSEACT_KWTA_KERNEL");
 }
 
 TEST_CASE("The GPU path's host side on the CPU stand-in: the same masks and activations as the CPU", "[standin][routing]") {
@@ -159,6 +165,11 @@ TEST_CASE("The GPU path's host side on the CPU stand-in: the same masks and acti
   // through the same CometGpuOutput accessors, so the consumer's reading order is tested without a GPU.
   cuda::use_standin(cuda::Standin::exact);
   REQUIRE(cuda_device_present());
-  comet_gpu_matches_cpu();
+  for (const char* kernel : {"count", "select"}) {  // the stand-in decides as each kernel does
+    CAPTURE(kernel);
+    ::setenv("SPARSEACT_KWTA_KERNEL", kernel, 1);
+    comet_gpu_matches_cpu();
+  }
+  ::unsetenv("SPARSEACT_KWTA_KERNEL");
   cuda::use_standin(cuda::Standin::off);
 }

@@ -14,6 +14,11 @@
 
 namespace sparseact::cuda {
 
+/// How the GPU decides C_k per column: by counting (O(N²), the kernel verified on an H100) or by radix
+/// selection (O(N), cuda/kwta_select.hpp; the same masks by construction, tested on the CPU, not yet run
+/// on a GPU). routing/comet_batch picks it from SPARSEACT_KWTA_KERNEL=count|select (default count).
+enum class KwtaKernel { count, select };
+
 struct CometGpuNets {
   std::vector<int> widths;  ///< N_0, N_1 … N_{L−1} (masked), N_L
   int nets = 1;
@@ -23,6 +28,7 @@ struct CometGpuNets {
   std::vector<int> k;                  ///< kept units per hidden layer
   int tie_rule = 0;                    ///< 0 strict, 1 inclusive, 2 exact (routing::TieRule's order)
   int activation = 0;                  ///< 0 ReLU, 1 tanh, 2 identity (nn::PlainActivation's order)
+  KwtaKernel kwta_kernel = KwtaKernel::count;
 };
 
 /// What the GPU hands back: per net, per hidden layer ℓ = 1 … L−1, the mask m_ℓ and the backbone's x_ℓ

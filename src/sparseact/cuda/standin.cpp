@@ -13,6 +13,7 @@
 
 #include <Eigen/Eigenvalues>
 
+#include <sparseact/cuda/kwta_select.hpp>
 #include <sparseact/cuda/module_api.hpp>
 
 namespace sparseact::cuda {
@@ -105,19 +106,28 @@ CometGpuOutput comet_forward(const CometGpuNets& nets, const Eigen::MatrixXd& X0
       Eigen::MatrixXd A;
       if (backbone) A = Eigen::Map<const Eigen::MatrixXd>(nets.W[l - 1].data() + net * block, N, Np) * x;  // (7)
       Eigen::MatrixXd mask = Eigen::MatrixXd::Zero(N, M), zl = Eigen::MatrixXd::Zero(N, M), xl = Eigen::MatrixXd::Zero(backbone ? N : 0, M);
+      const auto keep = [&](int i, Eigen::Index j) {  // (6), (8)
+        mask(i, j) = 1.0, zl(i, j) = C(i, j);
+        if (backbone) xl(i, j) = activate(nets.activation, A(i, j) + (nets.b.empty() ? 0.0 : nets.b[l - 1][std::size_t(net) * N + i]));
+      };
       std::vector<int> order(std::size_t(N), 0);
+      Eigen::VectorXd selected(N);
       for (Eigen::Index j = 0; j < M; ++j) {
-        std::iota(order.begin(), order.end(), 0);
+        if (nets.kwta_kernel == KwtaKernel::select) {  // (5) as the selection kernel decides it
+          if (!kwta_select::select_column(C.col(j).data(), N, k, nets.tie_rule, selected.data()))
+            throw std::invalid_argument("cuda::comet_forward: a routing vector holds a NaN");
+          for (int i = 0; i < N; ++i)
+            if (selected(i) != 0) keep(i, j);
+          continue;
+        }
+        std::iota(order.begin(), order.end(), 0);  // (5) as the counting kernel decides it
         std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return C(a, j) > C(b, j); });
         for (int r = 0; r < N; ++r) {
           const int i = order[std::size_t(r)];
           int gt = r, ge = r;  // units before i in the order: greater, or equal of lower index
           while (gt > 0 && C(order[std::size_t(gt - 1)], j) == C(i, j)) --gt;
           while (ge + 1 < N && C(order[std::size_t(ge + 1)], j) == C(i, j)) ++ge;
-          const bool win = nets.tie_rule == 0 ? ge + 1 <= k : nets.tie_rule == 1 ? gt < k : r < k;  // (5)
-          if (!win) continue;
-          mask(i, j) = 1.0, zl(i, j) = C(i, j);  // (6)
-          if (backbone) xl(i, j) = activate(nets.activation, A(i, j) + (nets.b.empty() ? 0.0 : nets.b[l - 1][std::size_t(net) * N + i]));  // (8)
+          if (nets.tie_rule == 0 ? ge + 1 <= k : nets.tie_rule == 1 ? gt < k : r < k) keep(i, j);
         }
       }
       if (faulty() && M > 0) {

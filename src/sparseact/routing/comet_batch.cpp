@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -175,6 +176,14 @@ SparseColumns sparse_from(const Eigen::MatrixXd& mask, const Eigen::MatrixXd& x)
   return s;
 }
 
+/// SPARSEACT_KWTA_KERNEL=count|select (cuda/comet_forward.hpp); count until select has run on a GPU.
+cuda::KwtaKernel kwta_kernel_from_environment() {
+  const char* v = std::getenv("SPARSEACT_KWTA_KERNEL");
+  if (v == nullptr || *v == '\0' || std::string(v) == "count") return cuda::KwtaKernel::count;
+  if (std::string(v) == "select") return cuda::KwtaKernel::select;
+  throw std::invalid_argument("SPARSEACT_KWTA_KERNEL=" + std::string(v) + ": use count or select");
+}
+
 int tie_code(TieRule r) { return r == TieRule::strict ? 0 : r == TieRule::inclusive ? 1 : 2; }
 int activation_code(nn::PlainActivation f) { return f == nn::PlainActivation::relu ? 0 : f == nn::PlainActivation::tanh ? 1 : 2; }
 
@@ -187,6 +196,7 @@ std::vector<CometBatchForward> forward_gpu(const std::vector<const CometNet*>& n
   const std::size_t L = bb.widths.size() - 1;
   cuda::CometGpuNets g;
   g.widths = bb.widths, g.nets = int(nets.size()), g.tie_rule = tie_code(first.router.rule), g.activation = activation_code(bb.f);
+  g.kwta_kernel = kwta_kernel_from_environment();
   g.V.resize(L - 1), g.W.resize(L);
   if (bb.biases) g.b.resize(L);
   for (std::size_t l = 1; l < L; ++l) g.k.push_back(active_units(p_k, bb.widths[l]));
@@ -218,7 +228,7 @@ std::vector<CometBatchForward> forward_gpu(const std::vector<const CometNet*>& n
 std::vector<Eigen::MatrixXd> comet_masks_gpu(const CometRouter& router, const Eigen::MatrixXd& X0, double p_k) {
   if (X0.rows() != router.widths.front()) throw std::invalid_argument("comet_masks_gpu: inputs have the wrong dimension");
   cuda::CometGpuNets g;
-  g.widths = router.widths, g.nets = 1, g.tie_rule = tie_code(router.rule);
+  g.widths = router.widths, g.nets = 1, g.tie_rule = tie_code(router.rule), g.kwta_kernel = kwta_kernel_from_environment();
   for (std::size_t l = 0; l < router.V.size(); ++l) {
     g.V.emplace_back(router.V[l].data(), router.V[l].data() + router.V[l].size());
     g.k.push_back(active_units(p_k, router.widths[l + 1]));
