@@ -85,6 +85,26 @@ for line in "${analyses[@]}"; do
   fi
 done
 
+# The selection k-WTA kernel (SPARSEACT_KWTA_KERNEL=select, cuda/comet_forward.hpp) on the COMET analyses,
+# against the same CPU runs: its rows read "<name>+select".
+for line in "${analyses[@]}"; do
+  read -r -a args <<< "$line"
+  name=${args[0]}; flags=("${args[@]:1}")
+  case "$name" in comet_*) ;; *) continue ;; esac
+  row=$name+select
+  s=$(date +%s.%N)
+  SPARSEACT_KWTA_KERNEL=select timeout 600 "$bin/$name" "${flags[@]}" --device cuda --out "$out/$row.cuda" > "$out/$row.cuda.log" 2>&1
+  echo $? > "$out/$row.cuda.rc"
+  e=$(date +%s.%N)
+  awk -v a="$s" -v b="$e" 'BEGIN{printf "%.2f", b-a}' > "$out/$row.cuda.wall"
+  cp "$out/$name.cpu.rc" "$out/$row.cpu.rc"; cp "$out/$name.cpu.wall" "$out/$row.cpu.wall"
+  if [ -f "$out/$name.cpu/$name.json" ] && [ -f "$out/$row.cuda/$name.json" ] && [ -n "$py" ]; then
+    "$py" "$here/compare.py" "$out/$name.cpu/$name.json" "$out/$row.cuda/$name.json" "$row" >> "$out/compare.jsonl" || rc=1
+  else
+    echo "{\"analysis\": \"$row\", \"missing\": true}" >> "$out/compare.jsonl"; rc=1
+  fi
+done
+
 # The table.
 "$py" - "$out" "$test_line" "$test_s" "$memcheck" <<'PY' | tee -a "$summary"
 import json, os, sys
@@ -93,15 +113,15 @@ print(f"\n[cuda] tests: {test_line or 'no result line'} ({test_s} s)")
 print(f"memcheck:     {memcheck}")
 rows = [json.loads(l) for l in open(os.path.join(out, "compare.jsonl")) if l.strip()]
 print()
-print(f"| {'analysis':<18} | exit cpu/cuda | wall cpu s | wall cuda s | cpu/cuda | same verdicts | max rel. diff | twin (self-checks) | twin cost |")
-print(f"|{'-'*20}|---------------|------------|-------------|----------|---------------|---------------|--------------------|-----------|")
+print(f"| {'analysis':<24} | exit cpu/cuda | wall cpu s | wall cuda s | cpu/cuda | same verdicts | max rel. diff | twin (self-checks) | twin cost |")
+print(f"|{'-'*26}|---------------|------------|-------------|----------|---------------|---------------|--------------------|-----------|")
 bad = False
 for r in rows:
     name = r["analysis"]
     rc = [open(os.path.join(out, f"{name}.{d}.rc")).read().strip() for d in ("cpu", "cuda")]
     wall = [float(open(os.path.join(out, f"{name}.{d}.wall")).read()) for d in ("cpu", "cuda")]
     if r.get("missing"):
-        print(f"| {name:<18} | {rc[0]}/{rc[1]:<11} | {wall[0]:>10.2f} | {wall[1]:>11.2f} |          | no JSON       |               |                    |           |")
+        print(f"| {name:<24} | {rc[0]}/{rc[1]:<11} | {wall[0]:>10.2f} | {wall[1]:>11.2f} |          | no JSON       |               |                    |           |")
         bad = True
         continue
     twins = r["twin"]
@@ -109,7 +129,7 @@ for r in rows:
     share = r.get("twin_share_of_wall_time")
     cost = f"{100 * share:.1f} %" if share is not None else ""
     bad = bad or not r["same_verdicts"] or not r["twin_agrees"]
-    print(f"| {name:<18} | {rc[0] + '/' + rc[1]:<13} | {wall[0]:>10.2f} | {wall[1]:>11.2f} | {wall[0] / wall[1]:>7.2f}x | "
+    print(f"| {name:<24} | {rc[0] + '/' + rc[1]:<13} | {wall[0]:>10.2f} | {wall[1]:>11.2f} | {wall[0] / wall[1]:>7.2f}x | "
           f"{'yes' if r['same_verdicts'] else 'NO':<13} | {r['max_relative_difference']:>13.2e} | {twin:<18} | {cost:>9} |")
     for v in r["verdicts_differ"]:
         print(f"|   verdict differs: {v}")

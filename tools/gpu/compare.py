@@ -6,7 +6,7 @@ Prints one JSON object: whether every check reaches the same verdict, the larges
 the two runs' numbers (checks' measured values and every number under `data`), and the GPU twin's self-checks
 (docs/DESIGN.md, Devices). Timings, the device, the environment and the twin's own record are not compared.
 
-usage: compare.py CPU.json CUDA.json
+usage: compare.py CPU.json CUDA.json [LABEL]   (LABEL names the row; default: the analysis)
 """
 import json
 import math
@@ -36,7 +36,7 @@ def relative(a, b):
     return 0.0 if scale == 0 else abs(a - b) / scale
 
 
-def main(cpu_file, gpu_file):
+def main(cpu_file, gpu_file, label=None):
     with open(cpu_file) as f:
         cpu = json.load(f)
     with open(gpu_file) as f:
@@ -65,7 +65,7 @@ def main(cpu_file, gpu_file):
             if r > worst:
                 worst, worst_at = r, key
     out = {
-        "analysis": cpu.get("analysis"),
+        "analysis": label or cpu.get("analysis"),
         "device": gpu.get("device"),
         "gpu": gpu.get("environment", {}).get("gpu", ""),
         "same_verdicts": not verdicts_differ and not missing,
@@ -85,7 +85,7 @@ def main(cpu_file, gpu_file):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (3, 4):
         sys.stderr.write(__doc__)
         sys.exit(2)
-    sys.exit(main(sys.argv[1], sys.argv[2]))
+    sys.exit(main(*sys.argv[1:]))
