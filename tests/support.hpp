@@ -108,9 +108,11 @@ inline const nlohmann::json& check_by_id(const nlohmann::json& result, const std
 /// alone, so a test can hold the process's code against what it wrote.
 inline int exit_code_from_verdicts(const nlohmann::json& result) {
   bool refuted = false, open = false;
+  // DESIGN.md: own questions and observations never set the exit code.
   for (const auto& c : result["checks"]) {
+    if (c.value("kind", "claim") == "own-question" || c.value("kind", "claim") == "observation") continue;
     const std::string v = c["verdict"];
-    refuted = refuted || v == "contradicted" || v == "erratum" || v == "fails";
+    refuted = refuted || v == "contradicted" || v == "not reproduced" || v == "direction only" || v == "erratum" || v == "fails";
     open = open || v == "inconclusive";
   }
   return refuted ? 3 : open ? 4 : 0;
@@ -195,17 +197,21 @@ inline void require_contract_fields(const nlohmann::json& r, const std::string& 
     REQUIRE(r.contains(key));
   CHECK(r["analysis"] == name);
   for (const auto& c : r["checks"]) {
-    for (const char* key : {"id", "kind", "claim", "statement", "predicted", "measured", "verdict", "holds", "tolerance", "note", "detail", "power"})
+    for (const char* key : {"id", "kind", "claim", "statement", "predicted", "measured", "verdict", "holds", "tolerance", "note", "departure",
+                            "detail", "power"})
       REQUIRE(c.contains(key));
     CHECK(c["claim"].get<std::string>().rfind("paper ", 0) == 0);
     // The verdict vocabulary (docs/DESIGN.md): `holds` is true exactly for the verdict "holds".
     const std::string kind = c["kind"], verdict = c["verdict"];
     INFO(c["id"] << ": kind " << kind << ", verdict " << verdict);
-    if (kind == "claim")
-      CHECK((verdict == "holds" || verdict == "contradicted" || verdict == "inconclusive" || verdict == "erratum"));
+    if (kind == "claim" || kind == "own-question")
+      CHECK((verdict == "holds" || verdict == "not refuted" || verdict == "direction only" || verdict == "contradicted" ||
+             verdict == "not reproduced" || verdict == "inconclusive" || verdict == "erratum"));
     else if (kind == "self-check") CHECK((verdict == "holds" || verdict == "fails"));
     else CHECK((kind == "observation" && verdict == "observation"));
     CHECK(c["holds"] == (verdict == "holds"));
+    // "not reproduced" only where the run departs from the paper's setup, and it says how.
+    if (verdict == "not reproduced") CHECK_FALSE(c["departure"].get<std::string>().empty());
     // An inconclusive claim says how much power it had and what run would settle it.
     if (verdict == "inconclusive" && !c["tolerance"].contains("ratio_range")) {
       REQUIRE(c["power"].is_object());

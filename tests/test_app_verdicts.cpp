@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <stdexcept>
 #include <vector>
 
 #include <sparseact/app/analysis.hpp>
@@ -34,8 +35,8 @@ Evidence welch(double mean_a, double mean_b, double sd, int pairs) {
 
 }  // namespace
 
-TEST_CASE("direction: holds when the lower bound clears 0, contradicted when data exclude it, inconclusive when small",
-          "[app][verdicts]") {
+TEST_CASE("direction: holds when the lower bound clears 0, contradicted only when the interval excludes the effect that "
+          "counts, inconclusive otherwise (no post-hoc power)", "[app][verdicts]") {
   Analysis a = test_analysis();
   const Effect effect{0.5, "smallest effect of interest: 0.5", false};
   const Check& yes = direction(a, {.id = "yes", .claim = "Lemma 1"}, welch(2.0, 0.0, 0.5, 10), effect);
@@ -50,15 +51,79 @@ TEST_CASE("direction: holds when the lower bound clears 0, contradicted when dat
   // The run size that reaches 80 % is larger than this one, and at it the power is ≥ 0.8.
   const auto n80 = small.power["n_for_80"].get<std::size_t>();
   CHECK(n80 > 4);
-  // No support at high power: a null effect measured precisely contradicts "A beats B by ≥ 0.5".
+  // A null effect measured precisely, at power ≥ 0.8: the interval still reaches above 0 and the
+  // smallest effect of interest was not fixed before the data, so power alone decides nothing.
   const Check& flat = direction(a, {.id = "flat", .claim = "Lemma 1"}, welch(0.0, 0.0, 0.2, 20), effect);
   CHECK(flat.power["power"].get<double>() >= 0.8);
-  CHECK(flat.verdict == "contradicted");
-  // The paper's own effect excluded: contradicted even where a smaller effect is not excluded.
+  CHECK(flat.verdict == "inconclusive");
+  // The same data against a threshold fixed before the data (DESIGN.md rule): its exclusion contradicts.
+  const Check& fixed = direction(a, {.id = "fixed", .claim = "Lemma 1"}, welch(0.0, 0.0, 0.2, 20),
+                                 {.value = 0.5, .source = "DESIGN.md rule", .prefixed = true});
+  CHECK(fixed.verdict == "contradicted");
+  CHECK(fixed.tolerance["effect_that_counts"].get<double>() == 0.5);
+  // The paper's own effect excluded while the interval still reaches 0: contradicted.
   const Evidence half = welch(0.3, 0.0, 0.3, 3);
   const Check& own = direction(a, {.id = "own", .claim = "Lemma 1"}, half, {2.0, "paper 042 Table 1", true});
   CHECK(own.verdict == "contradicted");
   CHECK(verdict_exit_code(a.result) == exit_check_failed);
+}
+
+TEST_CASE("direction with the paper's effect, in one pass: consistent holds, wholly below but above 0 is 'direction only', "
+          "the paper's printed spread widens what is consistent", "[app][verdicts]") {
+  Analysis a = test_analysis();
+  const Effect paper{1.0, "paper 042 Table 1: 1.0", true};
+  // Clearly true: the interval covers the paper's 1.0 and clears 0.
+  CHECK(direction(a, {.id = "true", .claim = "Lemma 1"}, welch(1.0, 0.0, 0.3, 10), paper).verdict == "holds");
+  // The direction holds, the size does not: [0.18, 0.42]-ish, wholly below 1.0 and above 0.
+  const Check& weak = direction(a, {.id = "weak", .claim = "Lemma 1"}, welch(0.3, 0.0, 0.2, 10), paper);
+  CHECK(weak.verdict == "direction only");
+  CHECK_FALSE(weak.holds);
+  CHECK(verdict_exit_code(a.result) == exit_check_failed);
+  // Too small to tell: the interval reaches both 0 and the paper's effect.
+  CHECK(direction(a, {.id = "few", .claim = "Lemma 1"}, welch(0.5, 0.0, 1.0, 2), paper).verdict == "inconclusive");
+  // Clearly false: below 0 altogether.
+  CHECK(direction(a, {.id = "false", .claim = "Lemma 1"}, welch(-1.0, 0.0, 0.2, 10), paper).verdict == "contradicted");
+  // The paper prints its own standard error 0.47 (Table 4's fbm on the log scale): its one-sided 95 %
+  // interval reaches down to 1.0 − 1.645·0.47 < 0.3, so the same data are consistent with it.
+  // Table 4's fbm row, 0.128 ± 0.012 over 0.057 ± 0.085 (sd over 10 runs): ln ratio's own SE by the delta method.
+  CHECK(stats::log_ratio_std_error(0.128, 0.012, 10, 0.057, 0.085, 10) == Approx(0.4725).epsilon(1e-3));
+  CHECK_THROWS_AS(stats::log_ratio_std_error(0.0, 0.1, 10, 1.0, 0.1, 10), std::invalid_argument);
+  const Effect spread{1.0, "paper 042 Table 1: 1.0 ± 0.47", true, 0.47};
+  CHECK(effect_that_counts(spread) == Approx(1.0 - stats::normal_quantile(0.95) * 0.47));
+  const Check& within = direction(a, {.id = "spread", .claim = "Lemma 1"}, welch(0.3, 0.0, 0.2, 10), spread);
+  CHECK(within.verdict == "holds");
+  CHECK(within.tolerance["effect_spread"].get<double>() == 0.47);
+}
+
+TEST_CASE("kinds and departures: own questions are decided apart, a departing setup's exclusion is 'not reproduced', a check "
+          "that can only refute passes as 'not refuted', bounds stay in the parameter's range", "[app][verdicts]") {
+  Analysis a = test_analysis();
+  const Effect effect{0.5, "smallest effect of interest: 0.5", false};
+  // Our own question: the same rules, but it never sets the exit code.
+  const Check& ours = direction(a, {.id = "ours", .claim = "no such row", .kind = Kind::own_question}, welch(0.0, 2.0, 0.5, 10), effect);
+  CHECK(ours.kind == "own-question");
+  CHECK(ours.verdict == "contradicted");
+  CHECK(verdict_exit_code(a.result) == exit_ok);
+  // A miniature that departs from the paper's setup: the departure is a field, and an exclusion is not a paper error.
+  const Check& mini = direction(a, {.id = "mini", .claim = "Lemma 1", .departure = "width 32, not 1000"}, welch(0.0, 2.0, 0.5, 10), effect);
+  CHECK(mini.verdict == "not reproduced");
+  CHECK(mini.departure == "width 32, not 1000");
+  CHECK(to_json(mini)["departure"] == "width 32, not 1000");
+  const Check& mini_ok = direction(a, {.id = "mini_ok", .claim = "Lemma 1", .departure = "width 32"}, welch(2.0, 0.0, 0.5, 10), effect);
+  CHECK(mini_ok.verdict == "holds");
+  CHECK(at_least(a, {.id = "mini_det", .claim = "Lemma 1", .departure = "d = 2"}, 1.0, 2.0).verdict == "not reproduced");
+  // One model family against a lower bound over all models: passing never reads "holds".
+  const Check& lower = at_least(a, {.id = "lower", .claim = "Lemma 1", .can_only_refute = true}, 3.0, 2.0);
+  CHECK(lower.verdict == "not refuted");
+  CHECK(at_least(a, {.id = "counter", .claim = "Lemma 1", .can_only_refute = true}, 1.0, 2.0).verdict == "contradicted");
+  CHECK(at_least(a, {.id = "tiny", .claim = "Lemma 1", .can_only_refute = true}, 2.0, 2.0).verdict == "not refuted");
+  // A proportion's difference: the bounds never leave [−1, 1].
+  Evidence p{0.95, 0.2, INFINITY, 10, "trials", "Wilson"};
+  p.range_lo = -1, p.range_hi = 1;
+  const Check& clipped = direction(a, {.id = "clipped", .claim = "Lemma 1"}, p, effect);
+  CHECK(clipped.tolerance["upper_bound"].get<double>() == 1.0);
+  CHECK(clipped.tolerance["lower_bound"].get<double>() > 0);
+  CHECK(clipped.verdict == "holds");
 }
 
 TEST_CASE("equivalent (TOST): holds inside the margin, contradicted outside, inconclusive when the interval straddles",
@@ -71,6 +136,57 @@ TEST_CASE("equivalent (TOST): holds inside the margin, contradicted outside, inc
   CHECK(wide.verdict == "inconclusive");
   CHECK(wide.power["power"].get<double>() < 0.8);
   CHECK(wide.power["n_for_80"].get<std::size_t>() > 4);
+  // High power at θ = 0 decides nothing: an interval that straddles ±Δ is inconclusive.
+  const Check& straddle = equivalent(a, {.id = "straddle", .claim = "Lemma 1"}, welch(1.0, 1.1, 0.01, 20), 0.1, "stated");
+  CHECK(straddle.power["power"].get<double>() >= 0.8);
+  CHECK(straddle.verdict == "inconclusive");
+}
+
+TEST_CASE("equivalent: parrots_phonebook's at-scale moe_on_total_fit (θ̂ = −0.36 inside ±0.477, its interval overlapping the "
+          "region) is not contradicted, fresh or re-derived from its stored JSON", "[app][verdicts]") {
+  Analysis a = test_analysis();
+  const Evidence e{-0.35973538288539453, 0.09437542738909066, 4.0, 6, "dense models (MoEs in proportion)", "dense fit"};
+  const Check& total = equivalent(a, {.id = "moe_on_total_fit", .claim = "§4.2"}, e, 0.4772725921884084, "half the gap");
+  CHECK(total.tolerance["interval"][0].get<double>() == Approx(-0.5609293344730315));
+  CHECK(total.tolerance["interval"][1].get<double>() == Approx(-0.15854143129775755));
+  CHECK(total.power["power"].get<double>() > 0.8);
+  CHECK(total.verdict == "inconclusive");
+  // The JSON the at-scale run wrote under the old rules said "contradicted"; its stored numbers say otherwise.
+  json stored = to_json(total);
+  stored["verdict"] = "contradicted";
+  stored["tolerance"]["rule"] = "holds: the (1 − 2α) interval inside (−Δ, Δ); contradicted: entirely outside, or TOST power ≥ 0.8";
+  CHECK(reverdict(stored) == "contradicted");
+  CHECK(stored["verdict"] == "inconclusive");
+}
+
+TEST_CASE("reverdict: a stored direction is re-decided by its bounds against the paper's effect; kinds and departures follow",
+          "[app][verdicts]") {
+  // Written before the effect that counts was stored: the source cites the paper, so its effect counts.
+  json old = {{"kind", "claim"}, {"verdict", "holds"}, {"holds", true},
+              {"tolerance", {{"lower_bound", 0.0013}, {"upper_bound", 0.46}, {"rule", "holds: lower bound > 0"}}},
+              {"power", {{"effect", 0.809}, {"effect_source", "paper 003 Table 4: 2.25×"}}}};
+  CHECK(reverdict(old) == "holds");
+  CHECK(old["verdict"] == "direction only");
+  CHECK(old["holds"] == false);
+  // A smallest effect of interest of our own choosing counts for power only.
+  json sesoi = old;
+  sesoi["power"]["effect_source"] = "smallest effect of interest: 10 %";
+  sesoi["tolerance"]["lower_bound"] = -0.03, sesoi["tolerance"]["upper_bound"] = 0.079;
+  reverdict(sesoi);
+  CHECK(sesoi["verdict"] == "inconclusive");
+  json departs = sesoi;
+  departs["tolerance"]["upper_bound"] = -0.01;
+  departs["departure"] = "ViT-Base → 2-layer MLP";
+  reverdict(departs);
+  CHECK(departs["verdict"] == "not reproduced");
+  json self = departs;
+  self["kind"] = "self-check";
+  reverdict(self);
+  CHECK(self["verdict"] == "fails");
+  // Deterministic checks keep their comparison.
+  json det = {{"kind", "claim"}, {"verdict", "erratum"}, {"tolerance", {{"abs", 0}}}};
+  reverdict(det);
+  CHECK(det["verdict"] == "erratum");
 }
 
 TEST_CASE("uniform_categories: every share within Δ of 1/K holds, one share outside contradicts, few trials are inconclusive",

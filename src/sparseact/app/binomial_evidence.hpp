@@ -41,9 +41,10 @@ struct CategoryCounts {
 /// app::equivalent() on the deciding category (one whose interval lies entirely outside (−Δ, Δ), else
 /// the one reaching furthest from 0), with the family's verdict and power put in its place:
 ///   holds: every interval inside (−Δ, Δ);
-///   contradicted: some interval entirely outside, or the family's power at uniformity ≥ 0.8 while an
-///     interval still crosses ±Δ;
-///   inconclusive otherwise.
+///   contradicted: some interval entirely outside;
+///   inconclusive otherwise (the family's power at uniformity reported, never deciding: DESIGN.md).
+/// The deciding category's equivalence verdict is the family's: when none lies outside, it is the one
+/// reaching furthest, inside (−Δ, Δ) exactly when every category is.
 /// The family's power is the product of the per-category TOST powers at θ = 0 (categories treated as
 /// independent; the multinomial's are weakly negatively correlated), and n_for_80 scales every
 /// group's trials alike.
@@ -107,11 +108,7 @@ inline Check& uniform_categories(Analysis& a, Claim c, const std::vector<Categor
   out.power["rule"] = "every group's trials scaled by n′/n; family power = product of the categories' TOST powers";
   if (out.tolerance.is_object())
     out.tolerance["rule"] = "intersection–union: holds when every category's (1 − 2α) interval lies inside (−Δ, Δ); contradicted when one "
-                            "lies entirely outside, or the family's power at uniformity is ≥ 0.8 without support; inconclusive otherwise";
-  if (out.kind == "claim") {
-    out.verdict = all_inside ? "holds" : (outside(*decider) || power >= 0.8) ? "contradicted" : "inconclusive";
-    out.holds = out.verdict == "holds";
-  }
+                            "lies entirely outside; inconclusive otherwise (power reported, never deciding)";
   return out;
 }
 

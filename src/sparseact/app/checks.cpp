@@ -29,20 +29,36 @@ Check base(const Analysis& a, Claim& c) {
   out.claim = "paper " + a.info().paper + " " + c.claim;
   out.statement = std::move(c.statement);
   out.note = std::move(c.note);
+  out.departure = c.departure;
   out.detail = std::move(c.detail);
   return out;
 }
 
-/// A deterministic comparison's verdict from its outcome (out.holds), then the check is added.
-Check& settle(Analysis& a, Check out, const std::string& erratum) {
+/// The rules every verdict passes last (DESIGN.md, the analysis contract): a kind's own vocabulary,
+/// an exclusion in a departing setup reads `not reproduced`, a pass of a check that can only refute
+/// reads `not refuted`; `holds` follows the verdict.
+void finish(Check& out, bool can_only_refute) {
   if (out.kind == "observation") out.verdict = "observation";
-  else if (out.kind == "self-check") out.verdict = out.holds ? "holds" : "fails";
-  else out.verdict = out.holds ? "holds" : erratum.empty() ? "contradicted" : "erratum";
-  if (!erratum.empty()) {
+  else if (out.kind == "self-check") out.verdict = out.verdict == "holds" ? "holds" : "fails";
+  else {
+    if (!out.departure.empty() && out.verdict == "contradicted") out.verdict = "not reproduced";
+    if (can_only_refute && out.verdict == "holds") out.verdict = "not refuted";
+  }
+  if (can_only_refute) {
     if (out.tolerance.is_null()) out.tolerance = json::object();
-    if (out.tolerance.is_object()) out.tolerance["erratum"] = erratum;
+    if (out.tolerance.is_object()) out.tolerance["can_only_refute"] = true;
   }
   out.holds = out.verdict == "holds";
+}
+
+/// A deterministic comparison's verdict from its outcome (out.holds), then the check is added.
+Check& settle(Analysis& a, Check out, const Claim& c) {
+  out.verdict = out.holds ? "holds" : c.erratum.empty() ? "contradicted" : "erratum";
+  if (!c.erratum.empty()) {
+    if (out.tolerance.is_null()) out.tolerance = json::object();
+    if (out.tolerance.is_object()) out.tolerance["erratum"] = c.erratum;
+  }
+  finish(out, c.can_only_refute);
   return a.result.add_check(std::move(out));
 }
 
@@ -76,6 +92,7 @@ const char* to_string(Kind kind) {
     case Kind::claim: return "claim";
     case Kind::observation: return "observation";
     case Kind::self_check: return "self-check";
+    case Kind::own_question: return "own-question";
   }
   return "claim";
 }
@@ -83,7 +100,10 @@ const char* to_string(Kind kind) {
 int verdict_exit_code(const Result& result) {
   bool inconclusive = false;
   for (const Check& c : result.checks) {
-    if (c.verdict == "contradicted" || c.verdict == "erratum" || c.verdict == "fails") return exit_check_failed;
+    if (c.kind == "own-question" || c.kind == "observation") continue;
+    if (c.verdict == "contradicted" || c.verdict == "not reproduced" || c.verdict == "direction only" || c.verdict == "erratum" ||
+        c.verdict == "fails")
+      return exit_check_failed;
     if (c.verdict == "inconclusive") inconclusive = true;
   }
   return inconclusive ? exit_inconclusive : exit_ok;
@@ -136,14 +156,42 @@ std::string local_slopes_text(const std::vector<double>& slopes) {
 
 }  // namespace
 
+double effect_that_counts(const Effect& effect, double alpha) {
+  if (effect.papers) return std::max(0.0, effect.value - (effect.spread > 0 ? stats::normal_quantile(1 - alpha) * effect.spread : 0.0));
+  return effect.prefixed ? effect.value : 0.0;
+}
+
+namespace {
+
+/// The one-pass rule of a direction claim from its one-sided bounds (checks.hpp, direction()).
+std::string direction_verdict(double lo, double hi, double counts, bool papers) {
+  if (lo > 0) return papers && hi < counts ? "direction only" : "holds";
+  return hi < counts ? "contradicted" : "inconclusive";
+}
+
+/// The rule of an equivalence claim from its (1 − 2α) interval.
+std::string equivalence_verdict(double lo, double hi, double margin) {
+  if (lo > -margin && hi < margin) return "holds";
+  return lo >= margin || hi <= -margin ? "contradicted" : "inconclusive";
+}
+
+}  // namespace
+
 Check& direction(Analysis& a, Claim c, const Evidence& e, const Effect& effect, double alpha) {
   require_evidence(e, c.id);
   if (!(effect.value > 0)) throw std::logic_error("check " + c.id + ": the effect that counts must be > 0");
+  if (!(effect.spread >= 0)) throw std::logic_error("check " + c.id + ": the paper's spread must be ≥ 0");
   const double q = std::isinf(e.df) ? stats::normal_quantile(1 - alpha) : stats::student_t_quantile(1 - alpha, e.df);
-  const double lo = e.estimate - q * e.std_error, hi = e.estimate + q * e.std_error;
+  // Bounds never leave the parameter's range.
+  const double lo = std::clamp(e.estimate - q * e.std_error, e.range_lo, e.range_hi);
+  const double hi = std::clamp(e.estimate + q * e.std_error, e.range_lo, e.range_hi);
   const double power = stats::one_sided_power(effect.value, e.std_error, e.df, alpha);
+  const double counts = effect_that_counts(effect, alpha);
+  const bool can_only_refute = c.can_only_refute;
   Check out = base(a, c);
-  out.predicted = fmt::format("θ > 0 (the effect that counts: {})", number(effect.value));
+  out.predicted = effect.papers ? fmt::format("θ > 0 and consistent with the paper's {}{}", number(effect.value),
+                                              effect.spread > 0 ? fmt::format(" (its spread: ≥ {})", number(counts)) : "")
+                                : fmt::format("θ > 0 (the effect that counts: {})", number(effect.value));
   out.measured = fmt::format("θ̂ = {}, one-sided {}% bounds {}; power {:.2f} at θ = {}", number(e.estimate),
                              number(100 * (1 - alpha)), interval_text(lo, hi), power, number(effect.value));
   out.tolerance = {{"alpha", alpha},
@@ -153,15 +201,17 @@ Check& direction(Analysis& a, Claim c, const Evidence& e, const Effect& effect, 
                    {"df", std::isinf(e.df) ? json("inf") : json(e.df)},
                    {"lower_bound", lo},
                    {"upper_bound", hi},
-                   {"rule", "holds: lower bound > 0; contradicted: upper bound < 0, or < the paper's own effect, or power ≥ 0.8 "
-                            "without support; inconclusive otherwise"}};
+                   {"effect_that_counts", counts},
+                   {"effect_papers", effect.papers},
+                   {"effect_prefixed", effect.prefixed},
+                   {"effect_spread", effect.spread},
+                   {"rule", "one pass (DESIGN.md): lower bound > 0: holds, or 'direction only' when the paper states the effect and the "
+                            "upper bound < the effect that counts; lower bound ≤ 0: contradicted when the upper bound < the effect that "
+                            "counts (the paper's, its spread's lower end, or a prefixed threshold; else 0), inconclusive otherwise"}};
   out.power = power_json(e, effect.value, effect.source, power,
                          [&](double se, double df) { return stats::one_sided_power(effect.value, se, df, alpha); });
-  if (lo > 0) out.verdict = "holds";
-  else if (hi < 0 || (effect.papers && hi < effect.value) || power >= 0.8) out.verdict = "contradicted";
-  else out.verdict = "inconclusive";
-  if (out.kind != "claim") out.verdict = out.kind == "observation" ? "observation" : out.verdict == "holds" ? "holds" : "fails";
-  out.holds = out.verdict == "holds";
+  out.verdict = direction_verdict(lo, hi, counts, effect.papers);
+  finish(out, can_only_refute);
   return a.result.add_check(std::move(out));
 }
 
@@ -171,6 +221,7 @@ Check& equivalent(Analysis& a, Claim c, const Evidence& e, double margin, const 
   const stats::TTest as_t{.mean_difference = e.estimate, .std_error = e.std_error, .t = 0, .df = e.df, .p_value = 1, .n = e.n};
   const stats::Tost t = stats::tost(as_t, margin, alpha);
   const double power = stats::tost_power(margin, e.std_error, e.df, 0.0, alpha);
+  const bool can_only_refute = c.can_only_refute;
   Check out = base(a, c);
   out.predicted = fmt::format("|θ| < Δ = {}", number(margin));
   out.measured = fmt::format("θ̂ = {}, {}% interval {}; TOST p = {}; power {:.2f} at θ = 0", number(e.estimate),
@@ -185,15 +236,12 @@ Check& equivalent(Analysis& a, Claim c, const Evidence& e, double margin, const 
                    {"df", std::isinf(e.df) ? json("inf") : json(e.df)},
                    {"interval", json::array({t.interval.lo, t.interval.hi})},
                    {"p_value", t.p_value},
-                   {"rule", "holds: the (1 − 2α) interval inside (−Δ, Δ); contradicted: entirely outside, or TOST power ≥ 0.8 "
-                            "at θ = 0 without support; inconclusive otherwise"}};
+                   {"rule", "holds: the (1 − 2α) interval inside (−Δ, Δ); contradicted: entirely outside; inconclusive "
+                            "otherwise (power reported, never deciding)"}};
   out.power = power_json(e, 0.0, "θ = 0 (equal), margin " + margin_source, power,
                          [&](double se, double df) { return stats::tost_power(margin, se, df, 0.0, alpha); });
-  if (t.interval.lo > -margin && t.interval.hi < margin) out.verdict = "holds";
-  else if (t.interval.lo >= margin || t.interval.hi <= -margin || power >= 0.8) out.verdict = "contradicted";
-  else out.verdict = "inconclusive";
-  if (out.kind != "claim") out.verdict = out.kind == "observation" ? "observation" : out.verdict == "holds" ? "holds" : "fails";
-  out.holds = out.verdict == "holds";
+  out.verdict = equivalence_verdict(t.interval.lo, t.interval.hi, margin);
+  finish(out, can_only_refute);
   return a.result.add_check(std::move(out));
 }
 
@@ -211,21 +259,16 @@ Check& rate(Analysis& a, Claim c, const stats::LinearFit& fit, RateForm form, do
   const std::string form_text = form == RateForm::upper ? fmt::format("O(x^{})", number(exponent))
                                                         : fmt::format("Θ(x^{})", number(exponent));
   if (form == RateForm::upper) {
-    // s ≤ p read one-sidedly: θ = p + slack − s > 0. The slope excluded above p contradicts it.
+    // s ≤ p read one-sidedly: θ = p + slack − s > 0, and the slack is the threshold fixed with the
+    // check: the slope excluded above p itself (θ's upper bound < slack) contradicts it.
     const Evidence e{exponent + slack - fit.slope, fit.slope_se, fit.dof, fit.n, unit, "log–log least squares"};
-    Check& out = direction(a, std::move(c), e, {slack, "exponent slack: " + slack_source, false}, alpha);
+    Check& out = direction(a, std::move(c), e, {.value = slack, .source = "exponent slack: " + slack_source, .prefixed = true}, alpha);
     const double q = stats::student_t_quantile(1 - alpha, fit.dof);
     const double s_lo = fit.slope - q * fit.slope_se, s_hi = fit.slope + q * fit.slope_se;
     out.predicted = fmt::format("{}: slope ≤ {} (+ slack {})", form_text, number(exponent), number(slack));
     out.measured = fmt::format("slope {} ± {} (one-sided {}%: {}); local slopes {}", number(fit.slope),
                                number(fit.slope_se), number(100 * (1 - alpha)), interval_text(s_lo, s_hi),
                                local_slopes_text(local_slopes));
-    // Contradicted only when the slope is excluded above p itself (the slack is ours, not the paper's).
-    if (out.kind == "claim") {
-      out.verdict = s_lo > exponent ? "contradicted" : s_hi < exponent + slack ? "holds"
-                  : out.power.value("power", 0.0) >= 0.8 ? "contradicted" : "inconclusive";
-      out.holds = out.verdict == "holds";
-    }
     return out;
   }
   const Evidence e{fit.slope - exponent, fit.slope_se, fit.dof, fit.n, unit, "log–log least squares"};
@@ -237,6 +280,50 @@ Check& rate(Analysis& a, Claim c, const stats::LinearFit& fit, RateForm form, do
                              interval_text(iv[0].get<double>() + exponent, iv[1].get<double>() + exponent),
                              local_slopes_text(local_slopes), out.power.value("power", 0.0));
   return out;
+}
+
+std::string reverdict(json& check) {
+  const std::string before = check.value("verdict", std::string(check.value("holds", false) ? "holds" : ""));
+  const std::string kind = check.value("kind", std::string("claim"));
+  json& tol = check["tolerance"];
+  if (kind == "observation" || !tol.is_object()) return before;
+  const std::string rule = tol.value("rule", std::string());
+  const json& power = check.value("power", json());
+  const std::string source = power.is_object() ? power.value("effect_source", std::string()) : std::string();
+  std::string verdict = before;
+  const auto number_at = [&](const json& j, const char* key) { return j.contains(key) && j[key].is_number(); };
+  if (number_at(tol, "lower_bound") && number_at(tol, "upper_bound")) {
+    // A direction (or a rate's upper form, which is one). JSON written before the effect that counts
+    // was stored: the paper's effect when the source cites the paper, a rate's exponent slack (fixed
+    // with the check), else 0.
+    double counts = 0;
+    bool papers = false;
+    if (number_at(tol, "effect_that_counts")) {
+      counts = tol["effect_that_counts"].get<double>();
+      papers = tol.value("effect_papers", false);
+    } else if (power.is_object() && number_at(power, "effect")) {
+      papers = source.rfind("paper ", 0) == 0;
+      const bool slack = source.rfind("exponent slack", 0) == 0;
+      counts = papers || slack ? power["effect"].get<double>() : 0.0;
+    }
+    verdict = direction_verdict(tol["lower_bound"].get<double>(), tol["upper_bound"].get<double>(), counts, papers);
+  } else if (tol.contains("interval") && tol["interval"].is_array() && tol["interval"].size() == 2 && number_at(tol, "margin") &&
+             (rule.rfind("holds: the (1 − 2α)", 0) == 0 || rule.rfind("intersection–union", 0) == 0)) {
+    verdict = equivalence_verdict(tol["interval"][0].get<double>(), tol["interval"][1].get<double>(), tol["margin"].get<double>());
+  } else if (before == "not reproduced") {
+    verdict = "contradicted";  // a deterministic comparison: finish() below maps it again
+  } else if (before == "not refuted") {
+    verdict = "holds";
+  }
+  Check c;
+  c.kind = kind;
+  c.verdict = verdict;
+  c.departure = check.value("departure", std::string());
+  c.tolerance = tol;
+  finish(c, tol.value("can_only_refute", false) || before == "not refuted");
+  check["verdict"] = c.verdict;
+  check["holds"] = c.holds;
+  return before;
 }
 
 Check& observation(Analysis& a, Claim c, json papers_value, json measured) {
@@ -268,7 +355,7 @@ Check& compare(Analysis& a, Claim c, double measured, Relation rel, double bound
   // NaN never satisfies a comparison: a broken measurement fails the check.
   out.holds = satisfies(measured, rel, bound, tolerance);
   out.tolerance = tolerance_json(tolerance);
-  return settle(a, std::move(out), c.erratum);
+  return settle(a, std::move(out), c);
 }
 
 Check& at_most(Analysis& a, Claim c, double measured, double bound, double tolerance) {
@@ -293,7 +380,7 @@ Check& close_to(Analysis& a, Claim c, double measured, double predicted, double 
   out.measured = measured;
   out.holds = std::abs(measured - predicted) <= allowed;
   out.tolerance = {{"abs", abs_tol}, {"rel", rel_tol}, {"allowed_difference", allowed}};
-  return settle(a, std::move(out), c.erratum);
+  return settle(a, std::move(out), c);
 }
 
 Check& within(Analysis& a, Claim c, double measured, double lo, double hi) {
@@ -302,7 +389,7 @@ Check& within(Analysis& a, Claim c, double measured, double lo, double hi) {
   out.measured = measured;
   out.holds = lo <= measured && measured <= hi;
   out.tolerance = {{"lo", lo}, {"hi", hi}};
-  return settle(a, std::move(out), c.erratum);
+  return settle(a, std::move(out), c);
 }
 
 Check& interval_contains(Analysis& a, Claim c, double lo, double hi, double predicted) {
@@ -311,7 +398,7 @@ Check& interval_contains(Analysis& a, Claim c, double lo, double hi, double pred
   out.measured = fmt::format("[{}, {}]", number(lo), number(hi));
   out.holds = lo <= predicted && predicted <= hi;
   out.tolerance = {{"interval", json::array({lo, hi})}};
-  return settle(a, std::move(out), c.erratum);
+  return settle(a, std::move(out), c);
 }
 
 Check& equals(Analysis& a, Claim c, long long measured, long long predicted) {
@@ -320,7 +407,7 @@ Check& equals(Analysis& a, Claim c, long long measured, long long predicted) {
   out.measured = measured;
   out.holds = measured == predicted;
   out.tolerance = {{"abs", 0}};
-  return settle(a, std::move(out), c.erratum);
+  return settle(a, std::move(out), c);
 }
 
 Check& significant(Analysis& a, Claim c, double p_value, double alpha, const std::string& test) {
@@ -329,10 +416,10 @@ Check& significant(Analysis& a, Claim c, double p_value, double alpha, const std
   out.measured = fmt::format("p = {}", number(p_value));
   out.holds = p_value < alpha;
   out.tolerance = {{"alpha", alpha}, {"test", test}, {"p_value", p_value}};
-  Check& added = settle(a, std::move(out), c.erratum);
+  Check& added = settle(a, std::move(out), c);
   // p ≥ α alone is absence of evidence, not evidence of absence: without a power the most it says
   // is "inconclusive". Claims that can be refuted use direction() or equivalent().
-  if (added.verdict == "contradicted") added.verdict = "inconclusive";
+  if (added.verdict == "contradicted" || added.verdict == "not reproduced") added.verdict = "inconclusive";
   return added;
 }
 
@@ -365,7 +452,7 @@ Check& count(Analysis& a, Claim c, Relation rel, const std::vector<Point>& point
   out.tolerance = {{"abs", tolerance}, {"required", required}};
   if (out.detail.is_null()) out.detail = json::object();
   if (out.detail.is_object()) out.detail["points"] = per_point;
-  return settle(a, std::move(out), c.erratum);
+  return settle(a, std::move(out), c);
 }
 
 Check& for_all(Analysis& a, Claim c, Relation rel, const std::vector<Point>& points, const std::string& unit,
@@ -411,7 +498,7 @@ Check& speedup_at_least(Analysis& a, Claim c, const std::vector<double>& ours_s,
                             "interquartile range of the two sets of repeats; inconclusive (not holding) when the target "
                             "lies within the ratio's spread"}};
   out.detail = {{"ours_s", ours_s}, {"peer_s", peer_s}};
-  Check& added = settle(a, std::move(out), c.erratum);
+  Check& added = settle(a, std::move(out), c);
   if (v.inconclusive && added.kind == "claim") added.verdict = "inconclusive";
   return added;
 }

@@ -10,17 +10,34 @@
 //   app::for_all(a, {...}, app::Relation::at_most, points, "K values");
 //       // measured "8 of 8 K values; worst margin 1.8e-05", detail: every point
 //
-// Verdicts (docs/DESIGN.md). A check's `kind` is a claim of the paper, an observation the paper reports
-// (no verdict: the paper's value beside ours) or a self-check of our own construction (never
-// evidence about a paper). A claim's verdict:
-//   holds         the comparison holds;
-//   contradicted  the data exclude the claim (a deterministic comparison that fails; for an effect,
-//                 an interval entirely on the other side, or one that excludes the paper's own
-//                 effect, or no support at power ≥ 0.8);
-//   inconclusive  neither: the check gives its power at the effect that counts and the run size
-//                 that reaches 80 %;
-//   erratum       a deterministic statement false as printed, explained in ERRATA.md
-//                 (Claim::erratum names the entry).
+// Verdicts (DESIGN.md, the analysis contract; issue 38). A check's `kind` is
+//   claim          the paper asserts it;
+//   own-question   a question of ours that the paper does not state (no such row, no such number):
+//                  decided by the same rules, reported apart, never counted for or against a paper;
+//   observation    the paper reports seeing it: no verdict, the paper's value beside ours;
+//   self-check     an invariant of our own construction, or a check that cannot fail (identities,
+//                  bounds with orders of slack, counts that hold by construction, a comparison of a
+//                  number with itself, TOST on deterministic numbers, a synthetic model standing in
+//                  for a trained one): shown apart, never evidence about a paper.
+// A claim's (or own question's) verdict comes from one comparison of its interval with the effect
+// that counts, in one pass:
+//   holds           the interval supports the claim and is consistent with the paper's effect;
+//   not refuted     a check that can refute the claim but never establish it (Claim::can_only_refute:
+//                   one model family against a bound over all models) found no counterexample;
+//   direction only  the paper states an effect: the interval lies above 0 but wholly below the
+//                   paper's effect (its lower end where the paper prints a spread, Effect::spread);
+//   contradicted    the interval excludes the effect that counts (a direction's upper bound below it;
+//                   an equivalence interval entirely outside the margin; a deterministic comparison
+//                   that fails), at the paper's own setup;
+//   not reproduced  the same exclusion in a run whose setup departs from the paper's
+//                   (Claim::departure, a field of its own): evidence about our miniature, not an error
+//                   of the paper;
+//   inconclusive    anything else that does not hold, with its power at the effect that counts and
+//                   the run size that reaches 80 %; power never decides a verdict (no post-hoc power);
+//   erratum         a deterministic statement false as printed, explained in ERRATA.md.
+// The effect that counts is the paper's (Effect::papers) or fixed before the data (Effect::prefixed:
+// a rule in DESIGN.md or a committed pre-registration). A smallest effect of interest chosen any other
+// way sets the power and nothing else: only the interval against 0 can then contradict.
 // The comparison helpers (at_most, for_all, close_to, ...) are for deterministic quantities and
 // for statistics whose allowance is already in the bound; a statistical claim uses direction(),
 // equivalent() or rate(), which fit the claim's form and report power.
@@ -28,6 +45,7 @@
 // Speed checks (benchmarks) hold only when the ratio of median times reaches the target with the
 // repeats' spread taken against it; a spread too large to decide makes them "inconclusive".
 #include <cstddef>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -41,6 +59,7 @@ enum class Kind {
   claim,        ///< the paper asserts it
   observation,  ///< the paper reports seeing it: no verdict, the paper's value beside ours
   self_check,   ///< an invariant of our own construction: shown apart, never evidence about a paper
+  own_question, ///< our question, not the paper's claim: same rules, reported apart, never counted for a paper
 };
 const char* to_string(Kind kind);
 
@@ -56,6 +75,13 @@ struct Claim {
   /// that explains why it fails. A failing comparison is then the verdict `erratum`, not
   /// `contradicted`; it still holds where the statement is true.
   std::string erratum = {};
+  /// How this run's setup departs from the paper's model, data or scale ("Fashion-MNIST for
+  /// CIFAR-10; width 32, not 1000"); empty at the paper's own setup. An exclusion then reads
+  /// `not reproduced`, never `contradicted`.
+  std::string departure = {};
+  /// The check can refute the claim but never establish it (one model family against a lower bound
+  /// over all models): passing reads `not refuted`, not `holds`.
+  bool can_only_refute = false;
 };
 
 enum class Relation {
@@ -115,6 +141,10 @@ struct Evidence {
   std::size_t n = 0;   ///< the run size, in `unit`s
   std::string unit;    ///< "seeds per arm", "nets", "paired runs"
   std::string method;  ///< "Welch t", "paired t", "bootstrap over nets (normal)", ...
+  /// The parameter's range (a difference of proportions lies in [−1, 1]): printed and stored bounds
+  /// are clipped to it, so no bound lies outside what the parameter can take.
+  double range_lo = -std::numeric_limits<double>::infinity();
+  double range_hi = std::numeric_limits<double>::infinity();
 };
 /// From a t-test of mean(x) − mean(y); `n` is the size that scales (seeds per arm, pairs).
 Evidence evidence(const stats::TTest& t, std::size_t n, std::string unit, std::string method);
@@ -122,29 +152,41 @@ Evidence evidence(const stats::TTest& t, std::size_t n, std::string unit, std::s
 Evidence evidence_from_interval(double estimate, stats::Interval interval, double alpha, std::size_t n, std::string unit,
                                 std::string method);
 
-/// The effect that counts for power: the paper's own (cited), or a smallest effect of interest
-/// stated by the check. Only the paper's own effect can be excluded into `contradicted`.
+/// The effect that counts: the paper's own (cited), a threshold fixed before the data (a DESIGN.md
+/// rule or a committed pre-registration), or a smallest effect of interest that sets power only.
 struct Effect {
   double value = 0.0;  ///< > 0, in the estimate's units
   std::string source;  ///< "paper 002 Table 2: +1.9 points", "smallest effect of interest: 1 point"
   bool papers = false;
+  /// The paper's own standard error of `value` where it prints a spread (same units), else 0. The
+  /// size test then uses the lower end of the paper's one-sided (1 − α) interval, value − z·spread
+  /// (at least 0), not the point value.
+  double spread = 0.0;
+  /// Fixed before the data (DESIGN.md rule or pre-registration): the interval may exclude it.
+  bool prefixed = false;
 };
 
-/// "A beats B": θ > 0. One-sided (1 − α) bounds [lo, ∞) and (−∞, hi]:
-///   holds when lo > 0; contradicted when hi < 0, or hi < the paper's own effect, or the power at
-///   the effect is ≥ 0.8 without support; inconclusive otherwise (power < 0.8).
+/// The smallest effect the claim allows, which the interval must exclude to contradict it: the
+/// paper's (value − z_{1−α}·spread, at least 0), a prefixed threshold's value, else 0.
+double effect_that_counts(const Effect& effect, double alpha = 0.05);
+
+/// "A beats B": θ > 0. One-sided (1 − α) bounds [lo, ∞) and (−∞, hi], E = effect_that_counts, in one pass:
+///   lo > 0: holds, or `direction only` when the paper states the effect and hi < E;
+///   lo ≤ 0: contradicted when hi < E (E = 0 unless the effect is the paper's or prefixed),
+///           inconclusive otherwise, with the power at effect.value.
 Check& direction(Analysis& a, Claim c, const Evidence& e, const Effect& effect, double alpha = 0.05);
 
 /// "A and B are the same": −Δ < θ < Δ by TOST at level α, Δ from the paper's spread or stated:
 ///   holds when the (1 − 2α) interval lies inside (−Δ, Δ); contradicted when it lies entirely
-///   outside, or when TOST's power at θ = 0 is ≥ 0.8 without support; inconclusive otherwise.
+///   outside; inconclusive otherwise (power at θ = 0 reported, never deciding).
 Check& equivalent(Analysis& a, Claim c, const Evidence& e, double margin, const std::string& margin_source,
                   double alpha = 0.05);
 
 /// The form of a rate claim, fitted as log y = b + s·log x with the theorem's stated log factors
 /// already divided out of y.
 enum class RateForm {
-  upper,  ///< O(x^p): s ≤ p; one-sided: holds when s's upper bound < p + slack, contradicted when its lower bound > p
+  upper,  ///< O(x^p): s ≤ p; one-sided: holds when s's upper bound < p + slack, contradicted when its lower bound > p,
+          ///< inconclusive otherwise
   tight,  ///< Θ(x^p): |s − p| < slack by TOST
 };
 /// A rate claim on a log–log fit (stats::loglog_fit). `slack` > 0 is the exponent allowance that
@@ -157,9 +199,18 @@ Check& rate(Analysis& a, Claim c, const stats::LinearFit& fit, RateForm form, do
 /// An observation the paper reports: the paper's value beside ours, no verdict.
 Check& observation(Analysis& a, Claim c, json papers_value, json measured);
 
-/// The exit code of the analysis contract from a result's verdicts: 3 when a claim is contradicted
-/// or an erratum, or a self-check fails; otherwise 4 when a claim is inconclusive; otherwise 0.
+/// The exit code of the analysis contract from a result's verdicts: 3 when a claim is contradicted,
+/// not reproduced, direction only or an erratum, or a self-check fails; otherwise 4 when a claim is
+/// inconclusive; otherwise 0. Own questions and observations never set it.
 int verdict_exit_code(const Result& result);
+
+/// Re-derives a stored check's (JSON) verdict under the rules above from the numbers it stored: a
+/// direction's one-sided bounds against the effect that counts (tolerance.effect_that_counts; in a
+/// JSON written before it existed, the power's effect when its source cites the paper ("paper …"),
+/// the exponent slack of a rate, else 0), an equivalence's interval against its margin; then kind,
+/// departure and can_only_refute. Deterministic checks keep their comparison. Returns the verdict
+/// the check had before; `check` gets the new one (and `holds`).
+std::string reverdict(json& check);
 
 /// The verdict of a speed comparison from repeated timings (seconds) of ours and a peer.
 struct SpeedVerdict {

@@ -23,7 +23,7 @@ Check& Result::add_check(Check check) {
 
 bool Result::all_hold() const {
   for (const auto& c : checks)
-    if (!c.holds && c.verdict != "observation") return false;
+    if (!c.holds && c.verdict != "observation" && c.verdict != "not refuted" && c.kind != "own-question") return false;
   return true;
 }
 
@@ -31,7 +31,8 @@ json to_json(const Check& c) {
   return json{{"id", c.id},           {"kind", c.kind},         {"claim", c.claim},
               {"statement", c.statement}, {"predicted", c.predicted}, {"measured", c.measured},
               {"verdict", c.verdict},     {"holds", c.holds},     {"tolerance", c.tolerance},
-              {"note", c.note},           {"detail", c.detail},   {"power", c.power}};
+              {"note", c.note},           {"departure", c.departure}, {"detail", c.detail},
+              {"power", c.power}};
 }
 
 json to_json(const Result& r) {

@@ -17,7 +17,7 @@ using json = nlohmann::json;
 
 struct Check {
   std::string id;         ///< short stable identifier, e.g. "thm5_ratio"
-  /// "claim" (the paper asserts it), "observation" (the paper reports it: no verdict, the paper's
+  /// "claim" (the paper asserts it), "own-question" (ours, not the paper's), "observation" (the paper reports it: no verdict, the paper's
   /// value beside ours) or "self-check" (an invariant of our own construction, never evidence about
   /// a paper).
   std::string kind = "claim";
@@ -25,12 +25,15 @@ struct Check {
   std::string statement;  ///< the inequality or equality in words and symbols
   json predicted;         ///< the paper's value or bound
   json measured;          ///< what this run found
-  /// A claim's: "holds", "contradicted", "inconclusive" or "erratum"; a self-check's: "holds" or
-  /// "fails"; an observation's: "observation". Set by the app/checks.hpp helpers.
+  /// A claim's (or own question's): "holds", "not refuted", "direction only", "contradicted", "not
+  /// reproduced", "inconclusive" or "erratum"; a self-check's: "holds" or "fails"; an observation's:
+  /// "observation". Set by the app/checks.hpp helpers.
   std::string verdict;
   bool holds = false;  ///< verdict == "holds" (kept for readers of the older JSON)
   json tolerance;  ///< the allowance used to decide `holds`, and how it was derived
   std::string note;
+  /// How the run's setup departs from the paper's (model, data, scale); empty at the paper's setup.
+  std::string departure;
   json detail;     ///< per-point data behind `measured` (null when there is none)
   /// A statistical claim's power at the effect that counts, and the run size that reaches 80 %
   /// (null for a deterministic check).

@@ -164,6 +164,13 @@ double median(std::vector<double> sample) {
   return boost::math::statistics::median(sample);
 }
 
+double log_ratio_std_error(double mean_a, double sd_a, double n_a, double mean_b, double sd_b, double n_b) {
+  if (!(mean_a > 0) || !(mean_b > 0) || !(sd_a >= 0) || !(sd_b >= 0) || !(n_a >= 1) || !(n_b >= 1))
+    throw std::invalid_argument("log_ratio_std_error: needs means > 0, sd ≥ 0 and n ≥ 1");
+  const double ra = sd_a / mean_a, rb = sd_b / mean_b;
+  return std::sqrt(ra * ra / n_a + rb * rb / n_b);
+}
+
 double interquartile_range(std::vector<double> sample) {
   if (sample.empty()) throw std::invalid_argument("interquartile_range: empty sample");
   // Boost needs three values; below that the whole range is the honest spread.

@@ -219,6 +219,10 @@ LinearFit loglog_fit(const std::vector<double>& x, const std::vector<double>& y)
 
 /// The sample median (the mean of the two middle values for an even count); needs n ≥ 1.
 double median(std::vector<double> sample);
+/// The standard error of ln(mean_a / mean_b) from two printed summaries, mean ± sd over n runs each
+/// (independent samples), by the delta method: √(sd_a²/(n_a·mean_a²) + sd_b²/(n_b·mean_b²)). Used where
+/// a paper's table prints mean ± sd and its ratio is the effect that counts. Means > 0, sd ≥ 0, n ≥ 1.
+double log_ratio_std_error(double mean_a, double sd_a, double n_a, double mean_b, double sd_b, double n_b);
 /// The interquartile range Q₃ − Q₁ (Boost's definition: medians of the lower and upper halves);
 /// for one or two values, the whole range max − min.
 double interquartile_range(std::vector<double> sample);
