@@ -58,7 +58,9 @@ int main(int argc, char** argv) {
     at_most(a, {.id = "eq11_blocks", .claim = "eq. (11)",
                 .statement = "Σ_ij ∂a_L/∂W_ℓ,ij ∂a_L′/∂W_ℓ,ij = ⟨x_{ℓ−1}, x′_{ℓ−1}⟩ Σ_i ∂a_L/∂a_ℓ,i (∂a_L′/∂a_ℓ,i)ᵀ, every ℓ: relative error ≤ 1e-12",
                 .note = fmt::format("Pair 0, net 0, every p_k, against explicit Jacobians. With the printed a_{{ℓ−1}} (pre-activations) "
-                                    "in place of x_{{ℓ−1}} (ERRATA 002) the error of layers ℓ ≥ 2 is {:.3g} to {:.3g}.", best_printed, worst_printed)},
+                                    "in place of x_{{ℓ−1}} (ERRATA 002) the error of layers ℓ ≥ 2 is {:.3g} to {:.3g}.", best_printed, worst_printed),
+                // The chain rule written out: an identity at rounding level (self-check); the misprint is ERRATA 002's.
+                .kind = Kind::self_check},
             worst_x, 1e-12);
 
     // --- Checks: eq. (9), one real GD step vs −α K ∇ℓ: first order, the error falls like α ----------

@@ -213,7 +213,9 @@ int main(int argc, char** argv) {
                                          "{} (unstated), {} / {} images.",
                                          sm.mean, sm.sd, sb.mean, sb.sd, bw, runs, t.mean_difference, t.p_value, K, width, epochs, batch,
                                          train_n, test_n),
-                     .detail = {{"momlp", acc[m]}, {"baseline", acc[baseline]}, {"table5_rows", margin.rows}}},
+                     .detail = {{"momlp", acc[m]}, {"baseline", acc[baseline]}, {"table5_rows", margin.rows}},
+                     .departure = fmt::format("Fashion-MNIST pixels for DINOv2 features (Table 5) and CIFAR pixels (Table 9); w = {} "
+                                              "(App. D.3.1: 1000)", width)},
                  evidence(t, std::size_t(runs), "runs per model", "Welch t over runs"), margin.value, margin.source);
     }
     // --- Data: the accuracies beside the paper's, parameter counts, the setting --------------------------------

@@ -101,7 +101,9 @@ Table check_theorem6(Analysis& a, const std::vector<Record>& records, const Spec
                                      "initialisation, LayerNorm-ed inputs, squared loss against Gaussian targets",
                                      drawn, converged ? fmt::format("until its half-width ≤ {:g} × mean r", eta_tol) : "the cap reached first",
                                      eta_samples, r_lo, r_hi, s6.mean_r, static_cast<double>(std::min(n, d)) / n, s6.mean_rayleigh, s6.mean_rayleigh * lmax / lmin),
-                 .detail = {{"samples", s6.used}, {"table", "theorem6.csv"}}},
+                 .detail = {{"samples", s6.used}, {"table", "theorem6.csv"}},
+                 // ηᵀKKᵀη ≥ λ_min⁺‖Pη‖² is the Rayleigh-quotient identity on range(K): it cannot fail (DESIGN.md: self-check).
+                 .kind = Kind::self_check},
              s6.min_bound_ratio, 1.0, theorem6_rounding_tolerance(lmin, lmax, n, d))
         .tolerance["derivation"] = "64·κ·max(n,d)·ε rounding of the two quadratic forms";
     a.result.data[fmt::format("theorem6_{}", to_string(eta_source))] = {{"min_bound_ratio", s6.min_bound_ratio}, {"mean_r", s6.mean_r},
@@ -261,7 +263,10 @@ int main(int argc, char** argv) {
                 .statement = "fraction of zero eigenvalues of K Kᵀ = 1 − d/n when n > d, 0 when d > n: |zeros − max(n − d, 0)| = 0 in every trial",
                 .note = fmt::format("Zero count n − rank(K) with the rank from the {0}x{0} Gram matrix; zero fraction {1:.6g} in trial 0, "
                                     "predicted {2:.6g}.{3}", std::min(n, d), spectra[0].zero_fraction(), expected_zero_fraction, weights_note),
-                .detail = {{"zero_fraction", zero_fractions}, {"zero_fraction_predicted", expected_zero_fraction}}},
+                .detail = {{"zero_fraction", zero_fractions}, {"zero_fraction_predicted", expected_zero_fraction}},
+                // For a drawn i.i.d. matrix, rank(K) = min(n, d) holds by construction (a count that cannot fail: self-check);
+                // a checkpoint's matrix (--weights) can be rank-deficient, so there it is the claim.
+                .kind = weights.empty() ? Kind::self_check : Kind::claim},
             Relation::at_most, zero_counts, "trials")
         .tolerance["rank_threshold"] = "eigenvalue ≤ max(n,d)·ε·λ_max counts as zero";
 

@@ -134,7 +134,10 @@ void lower_rate_check(Analysis& a, const std::string& id, const std::string& cla
                                     "θ = slope − (1 − {:.3f}), the slack one logarithmic factor (ln n has log–log slope 1/ln n = {:.3f} "
                                     "at the largest n = {:g}). With each expert at its own minimal width: {:.3f} [{:.3f}, {:.3f}]. {}",
                                     f.slope, f.slope_se, ci.lo, ci.hi, f.n, slack, slack, distinct.back(), g.slope, gi.lo, gi.hi, note),
-                .detail = detail},
+                .detail = detail,
+                // One model family measured against a lower bound over every model: it can refute Theorem 3.6 (a slope below
+                // 1 − slack) but never establish it, so a pass reads "not refuted" (DESIGN.md).
+                .can_only_refute = true},
             {.estimate = f.slope - (1 - slack), .std_error = f.slope_se, .df = f.dof, .n = f.n, .unit = "points (draws)",
              .method = "least-squares log–log slope, t"},
             {slack, fmt::format("the theorem's own shape: slope exactly 1 (θ = the slack {:.3f}); only a slope below 1 − slack "
@@ -261,7 +264,10 @@ int main(int argc, char** argv) {
                                           "draws) within 10 % of 1/K, |K p_j − 1| < 0.1, by TOST on each (an intersection–union test)",
                              .note = "The lemma states exact uniformity (sign patterns of a centred Gaussian); 10 % of 1/K is our stated "
                                      "margin. Pearson's χ² per K in detail.",
-                             .detail = {{"chi_squared", d6}}},
+                             .detail = {{"chi_squared", d6}},
+                             // Sign patterns of a centred Gaussian are uniform by symmetry: our router draws them, so the
+                             // shares are 1/K by construction (a check that cannot fail: self-check).
+                             .kind = Kind::self_check},
                          routed, 0.1, "smallest deviation of interest: 10 % of 1/K (stated; the lemma has none)");
 
     // --- Lemma D.7: the largest load ≤ 2n/K in at least 1 − δ of the draws when n ≥ K² ln(1/δ)/2 -----------
@@ -295,7 +301,9 @@ int main(int argc, char** argv) {
     if (!d8.empty())
       for_all(a, {.id = "d8_expert_width", .claim = "Lemma D.8",
                   .statement = "each cell's shared expert width max_j q*_j (largest over draws) ≤ Lemma D.8's sufficient width 8n ln⁴(m − log₂K)/(mK) (L732)",
-                  .note = "q* is the minimal width with a random first layer and an LP output layer; the lemma's width is for Daniely's trained first layer."},
+                  .note = "q* is the minimal width with a random first layer and an LP output layer; the lemma's width is for Daniely's trained first layer. "
+                          "The sufficient width exceeds the measured one by orders of magnitude (ln⁴ factor): a bound that cannot fail here.",
+                  .kind = Kind::self_check},
               Relation::at_most, d8, "(n, K) cells");
 
     // --- Theorems 3.6 and 3.5: log–log slopes of the parameter counts --------------------------------------------

@@ -195,11 +195,13 @@ int main(int argc, char** argv) {
         "Vanilla {:.4f} / {:.4f} (train / test fraction activated), accuracy {:.4f}; modified {:.4f} / {:.4f}, accuracy {:.4f}",
         blocks, d, n, lr, wd, batch, steps, seeds, std::string(nn::kFashionMnistNote) + " " + records[0].str("data"), test_n, tr[0], te[0],
         acc[0], tr[1], te[1], acc[1]);
-    // The paper's relative changes (−36% to −56%) are for ViT-Base and T5-Base; this miniature departs from them, so the
-    // effect that counts is a stated 10% reduction, not the paper's (which a small MLP need not reach).
+    // The paper's relative changes (−36% to −56%) are for ViT-Base and T5-Base; this miniature departs from them. The 10%
+    // below was chosen after two seeds had been seen, so it is not fixed before the data (DESIGN.md): it sets the power and
+    // the run size for 80 %, and only the interval against 0 can decide (issue 38).
     constexpr double kReduction = 0.10;
-    const Effect reduction{kReduction, "smallest effect of interest: a 10% relative reduction (the paper's −36% to −56% are ViT-Base and "
-                                       "T5-Base numbers; this is a miniature)", false};
+    const Effect reduction{kReduction, "smallest effect of interest (power only; chosen after the data, not prefixed): a 10% relative "
+                                       "reduction (the paper's −36% to −56% are ViT-Base and T5-Base numbers; this is a miniature)", false};
+    const std::string departed = "a ReLU MLP in miniature on Fashion-MNIST, not ViT-Base/ImageNet-1K or T5-Base/C4";
     const std::string departure = "Departure: a ReLU MLP in miniature on Fashion-MNIST, not ViT-Base/ImageNet-1K or T5-Base/C4. ";
     const std::vector<Point> train_changes = relative_changes(runs, &Run::integrated_train), test_changes = relative_changes(runs, &Run::test);
     direction(a, {.id = "training_sparsity_lower",
@@ -207,14 +209,16 @@ int main(int argc, char** argv) {
                   .statement = "the modification lowers the training fraction of activated neurons (integrated over steps, averaged over "
                                "layers): θ = E_seed (vanilla − modified)/vanilla > 0, one-sided",
                   .note = departure + fmt::format("Relative change of the seeds' means {:.4g} (paper: −55.92% ViT, −49.25% T5). {}", dtr, setting),
-                  .detail = {{"relative_change_per_seed", reductions(train_changes, -1)}, {"relative_change_of_means", dtr}, {"paper", {{"vit", -0.5592}, {"t5", -0.4925}}}}},
+                  .detail = {{"relative_change_per_seed", reductions(train_changes, -1)}, {"relative_change_of_means", dtr}, {"paper", {{"vit", -0.5592}, {"t5", -0.4925}}}},
+                  .departure = departed},
               over_seeds(reductions(train_changes), "(vanilla − modified)/vanilla, training fraction"), reduction);
     direction(a, {.id = "testing_sparsity_lower",
                   .claim = "Section 7.1 (Tables 1-2)",
                   .statement = "the modification lowers the testing fraction of activated neurons after training: θ = E_seed "
                                "(vanilla − modified)/vanilla > 0, one-sided",
                   .note = departure + fmt::format("Relative change of the seeds' means {:.4g} (paper: −36.03% ViT, −39.64% T5). {}", dte, setting),
-                  .detail = {{"relative_change_per_seed", reductions(test_changes, -1)}, {"relative_change_of_means", dte}, {"paper", {{"vit", -0.3603}, {"t5", -0.3964}}}}},
+                  .detail = {{"relative_change_per_seed", reductions(test_changes, -1)}, {"relative_change_of_means", dte}, {"paper", {{"vit", -0.3603}, {"t5", -0.3964}}}},
+                  .departure = departed},
               over_seeds(reductions(test_changes), "(vanilla − modified)/vanilla, testing fraction"), reduction);
     // "A small cost in accuracy" as non-inferiority: θ = E_seed (modified − vanilla) + Δ > 0 with Δ = 2 points, our choice
     // of a few times the paper's 0.58-point drop; the effect that counts is no loss at all (θ = Δ).
@@ -226,7 +230,8 @@ int main(int argc, char** argv) {
                   .statement = "the sparsity costs little accuracy (non-inferiority): θ = E_seed (modified − vanilla test accuracy) + 2 points > 0 "
                                "(paper: −0.58 points, ViT)",
                   .note = departure + fmt::format("Margin 2 points: our choice, a few times the paper's 0.58-point drop. {}", setting),
-                  .detail = {{"vanilla", acc[0]}, {"modified", acc[1]}, {"margin", kAccuracyMargin}}},
+                  .detail = {{"vanilla", acc[0]}, {"modified", acc[1]}, {"margin", kAccuracyMargin}},
+                  .departure = departed},
               over_seeds(accuracy_margin, "modified − vanilla accuracy + 2 points"),
               {kAccuracyMargin, "no accuracy lost at all (θ = the 2-point margin)", false});
 

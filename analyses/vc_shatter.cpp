@@ -205,12 +205,15 @@ int main(int argc, char** argv) {
                 .statement = "measured VC dimension = the textbook value (halfspaces n + 1, homogeneous n, intervals 2, degree-k thresholds k + 1, "
                              "balls n + 1, piecewise affine on L fixed cells L(n + 1); on R: ReLU width W W + 1, PReLU W + 2, their "
                              "MoMLPs L(W + 1) and L(W + 2)): |difference| = 0",
-                .note = "On one nested point set per class (Gaussian, general position); every realised labeling carries an LP certificate checked in rationals."},
+                .note = "On one nested point set per class (Gaussian, general position); every realised labeling carries an LP certificate checked in rationals.",
+                // Textbook values, not the paper's: a check of our shattering search (self-check).
+                .kind = Kind::self_check},
             Relation::at_most, vc_points, "classes");
     if (!cover_points.empty())
       for_all(a, {.id = "cover_count", .claim = "§3 (Cover 1965)",
                   .statement = "Π̂(m) = Cover's 2Σ_{k≤n} C(m − 1, k) for halfspaces on points in general position (homogeneous: k ≤ n − 1); "
-                               "the product over cells for pwaffine: |difference| = 0"},
+                               "the product over cells for pwaffine: |difference| = 0",
+                  .kind = Kind::self_check},  // Cover's count is a textbook identity: a check of our counting (self-check)
               Relation::at_most, cover_points, "(class, m)");
     if (!theorem_points.empty())
       for_all(a, {.id = "theorem42_pwaffine", .claim = "Theorem 4.2 / Lemma B.3",
@@ -227,7 +230,8 @@ int main(int argc, char** argv) {
     }
     for_all(a, {.id = "certificates_verify", .claim = "§3, eqs. (2), (3), (5)",
                 .statement = "every labeling of the largest shattered set has a certificate in eq. (2)'s layout that one exact verifier "
-                             "(rational routing by eq. (5), forward pass, sign) confirms: unconfirmed = 0"},
+                             "(rational routing by eq. (5), forward pass, sign) confirms: unconfirmed = 0",
+                .kind = Kind::self_check},  // our certificates re-checked by our verifier (self-check)
             Relation::at_most, cert_points, "classes");
     a.add_text_file("certificates.json",
                     json{{"format", "paper 003: prototypes (eq. (5), lowest index on ties) and per cell an expert in eq. (2)'s layout [{A, b, gamma}, …, {A, b}] "

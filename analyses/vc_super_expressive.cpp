@@ -74,7 +74,8 @@ int main(int argc, char** argv) {
     }
     for_all(a, {.id = "certificates_verify", .claim = "Proposition 4.4, eqs. (2), (3), Definition 4.3",
                 .statement = "each construction, written as a network in eq. (2)'s layout (one σ* unit: A = a, b = 0, γ = 0; output 1, −1), is "
-                             "confirmed by the generic exact verifier: unconfirmed = 0"},
+                             "confirmed by the generic exact verifier: unconfirmed = 0",
+                .kind = Kind::self_check},  // our constructions re-checked by our verifier (self-check)
             Relation::at_most, unverified, "values of k");
     a.add_text_file("certificates.json", json{{"format", "paper 003 eq. (2) with sigma_gamma(z) = gamma z + (1 - gamma) sigma*(z) (Definition 4.3); "
                                                          "label 1 iff f(x) > 0 (eq. (3)); entries are doubles or exact \"p/q\" rationals"},

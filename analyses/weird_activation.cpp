@@ -149,30 +149,31 @@ int main(int argc, char** argv) {
                                             blocks, d, n, lr, warmup > 0 ? fmt::format(" after {} steps of linear warm-up", warmup) : "",
                                             batch, steps, nn::kFashionMnistNote, records[0].str("data"));
     // §6 reports what Figure 4 shows for ViT-Base on CIFAR-10 ("most layers have at least 70% activations concentrating at the
-    // flat area"): an observation of one training recipe, not a general claim. Ours beside it, with the departure stated.
-    int nets_ok = 0, nets_rose = 0;
+    // flat area") as its experiment's finding: a claim, tested here in a miniature that departs from the paper's model, data and
+    // recipe (DESIGN.md: same departure, same kind), so a failure reads "not reproduced", never a paper error.
+    std::vector<Point> nets;
+    std::string changes;
     json points = json::array();
     for (const json& p : per_net) {
       const std::vector<double> first = p["initial_flat_fraction"], last = p["final_flat_fraction"];
       double m0 = 0, m1 = 0;
       for (std::size_t l = 0; l < first.size(); ++l) m0 += first[l] / first.size(), m1 += last[l] / last.size();
-      const bool most = p["layers_at_threshold"].get<int>() > blocks / 2.0;
-      nets_ok += most;
-      nets_rose += m1 > m0;
-      points.push_back({{"label", fmt::format("(Δx, Δy) = ({:+}, {:+})", p["dx"].get<double>(), p["dy"].get<double>())},
-                        {"layers_at_threshold", p["layers_at_threshold"]}, {"layers", blocks}, {"most_layers", most},
+      const std::string label = fmt::format("(Δx, Δy) = ({:+}, {:+})", p["dx"].get<double>(), p["dy"].get<double>());
+      nets.push_back({label, p["layers_at_threshold"].get<double>(), blocks / 2.0});
+      changes += fmt::format("{}{} {:+.2g}", changes.empty() ? "" : ", ", label, m1 - m0);
+      points.push_back({{"label", label}, {"layers_at_threshold", p["layers_at_threshold"]}, {"layers", blocks},
                         {"mean_flat_fraction_initial", m0}, {"mean_flat_fraction_final", m1}});
     }
-    observation(a, {.id = "flat_area_majority",
-                    .claim = "Section 6 (Figure 4)",
-                    .statement = fmt::format("in each of the four shifted networks, most layers (more than half) end training with ≥ {:.0f}% "
-                                             "of pre-activations in the flat area [Δx − w_half, Δx + w_half]", 100 * threshold),
-                    .note = "The paper's observation on ViT-Base with DB-MLP on CIFAR-10 after 100 epochs (Adam, lr 1e-4; App. E). Departure: "
-                            "we train small DB-MLPs on Fashion-MNIST for a few thousand steps (the figure is specific to the paper's "
-                            "model and recipe, so ours is shown beside it, not as a test). Per network: " + summary + ". " + setting,
-                    .detail = {{"points", points}}},
-                fmt::format("most layers ≥ {:.0f}% in each of 4 networks (ViT-Base, CIFAR-10, 100 epochs)", 100 * threshold),
-                fmt::format("{} of 4 networks; mean flat fraction rose in {} of 4", nets_ok, nets_rose));
+    count(a, {.id = "flat_area_majority",
+              .claim = "Section 6 (Figure 4)",
+              .statement = fmt::format("in each of the four shifted networks, most layers (more than half) end training with ≥ {:.0f}% "
+                                       "of pre-activations in the flat area [Δx − w_half, Δx + w_half]: layers at the threshold > {:g}",
+                                       100 * threshold, blocks / 2.0),
+              .note = "The paper's finding on ViT-Base with DB-MLP on CIFAR-10 after 100 epochs (Adam, lr 1e-4; App. E). Change of the "
+                      "mean flat fraction over training per network: " + changes + ". Per network: " + summary + ". " + setting,
+              .detail = {{"networks", points}},
+              .departure = fmt::format("{} DB-MLP blocks on Fashion-MNIST for {} steps, not ViT-Base on CIFAR-10 for 100 epochs", blocks, steps)},
+          Relation::greater, nets, "networks");
     for_all(a, {.id = "activations_not_sparse",
                 .claim = "Section 6 (Figure 4)",
                 .statement = "activations are not sparse: in every layer of every network, the fraction of exactly-zero activations "

@@ -21,7 +21,7 @@ namespace {
 void require_powered_claim(const json& c, double effect) {
   INFO(c.dump(2));
   CHECK(c["kind"] == "claim");
-  CHECK(std::set<std::string>{"holds", "inconclusive", "contradicted"}.count(c["verdict"].get<std::string>()) == 1);
+  CHECK(std::set<std::string>{"holds", "inconclusive", "contradicted", "not reproduced"}.count(c["verdict"].get<std::string>()) == 1);
   REQUIRE(c["power"].is_object());
   CHECK(c["power"]["effect"].get<double>() == Approx(effect));
   CHECK(c["power"]["power"].get<double>() >= 0.0);
@@ -67,9 +67,11 @@ TEST_CASE("comet_train: each comparison is a one-sided paired claim with power; 
     CHECK(c["power"]["n"] == 3);
     CHECK(c["power"]["unit"] == "seeds (paired)");
     CHECK(c["tolerance"]["df"].get<double>() == Approx(2.0));
-    // Contradicted only with the interval on the other side (the effect is not the paper's) or enough power.
-    if (c["verdict"] == "contradicted")
-      CHECK((c["tolerance"]["upper_bound"].get<double>() < 0 || c["power"]["power"].get<double>() >= 0.8));
+    // Excluded only with the interval on the other side (the effect is not the paper's; power never decides), and on
+    // Fashion-MNIST for CIFAR-10 that reads "not reproduced", with the departure recorded.
+    CHECK(c["verdict"] != "contradicted");
+    CHECK(c["departure"].get<std::string>().rfind("Fashion-MNIST for CIFAR-10", 0) == 0);
+    if (c["verdict"] == "not reproduced") CHECK(c["tolerance"]["upper_bound"].get<double>() < 0);
   }
   const json& same = check_by_id(j, "smaller_matches_standard");
   CHECK(same["kind"] == "claim");
