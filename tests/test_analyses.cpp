@@ -185,10 +185,14 @@ TEST_CASE("sparseact_report writes REPORT.md with a row per check", "[analysis][
   const std::string md(std::istreambuf_iterator<char>(in), {});
   CHECK(md.find("## Paper 001") != std::string::npos);
   CHECK(md.find("paper 001 Theorem 5") != std::string::npos);
-  // The summary opens the report: mp_spectrum's four claims hold, nothing else to count.
-  CHECK(md.find("| 001 | 4 | 0 | 0 | 0 | 0 | 0 (0) |") != std::string::npos);
-  CHECK(md.find("### What the papers get wrong\n\nNothing at this scale.") != std::string::npos);
-  CHECK(md.find("### What this scale cannot settle, and what would") != std::string::npos);
+  // The summary opens the report: mp_spectrum's one claim (Theorem 5's ratio) holds; its zero fraction (a rank by
+  // construction) and Theorem 6 (an identity, two η sources) are self-checks.
+  CHECK(md.find("| 001 | 1 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 3 (0) |") != std::string::npos);
+  CHECK(md.find("### 1. What the papers get wrong\n\nErrata, and claims contradicted at the paper's own setup.\n\nNothing at this scale.") !=
+        std::string::npos);
+  CHECK(md.find("### 2. What did not reproduce in our setups") != std::string::npos);
+  CHECK(md.find("### 3. What holds") != std::string::npos);
+  CHECK(md.find("### 4. What this scale cannot settle, and the job that would") != std::string::npos);
   CHECK(md.find("### Where we depart from the paper's setup") != std::string::npos);
   CHECK(run("sparseact_report " + (root / "missing").string()).code == 2);
 }
@@ -210,7 +214,11 @@ TEST_CASE("sparseact_report counts every verdict and kind, lists what is wrong, 
       check("misprint", "claim", "erratum"),
       check("small", "claim", "inconclusive",
             {{"power", {{"power", 0.31}, {"effect", 0.5}, {"effect_source", "stated"}, {"n", 3}, {"unit", "seeds per arm"}, {"n_for_80", 12}}},
-             {"note", "departs from the paper: width 32, not 1000"}}),
+             {"departure", "width 32, not 1000"}}),
+      check("mini", "claim", "not reproduced", {{"departure", "Fashion-MNIST for CIFAR-10"}}),
+      check("weak", "claim", "direction only"),
+      check("lower", "claim", "not refuted"),
+      check("mine", "own-question", "contradicted"),
       check("seen", "observation", "observation"),
       check("ours", "self-check", "holds"),
       {{"id", "legacy"}, {"claim", "paper 042 legacy"}, {"holds", true}}};
@@ -222,23 +230,36 @@ TEST_CASE("sparseact_report counts every verdict and kind, lists what is wrong, 
   std::ifstream in(root / "REPORT.md");
   const std::string md(std::istreambuf_iterator<char>(in), {});
   INFO(md);
-  // holds (ok, legacy) 2, contradicted 1, erratum 1, inconclusive 1, observation 1, self-check 1 passing.
-  CHECK(md.find("| 042 | 2 | 1 | 1 | 1 | 1 | 1 (0) |") != std::string::npos);
+  // holds (ok, legacy) 2, not refuted 1, contradicted 1, not reproduced 1, direction only 1, erratum 1, inconclusive 1,
+  // own question 1, observation 1, self-check 1 passing.
+  CHECK(md.find("| 042 | 2 | 1 | 1 | 1 | 1 | 1 | 1 | 1 | 1 | 1 (0) |") != std::string::npos);
   const auto section = [&](const std::string& title) {
     const std::size_t at = md.find("### " + title);
     REQUIRE(at != std::string::npos);
     return md.substr(at, md.find("\n### ", at + 4) - at);
   };
-  const std::string wrong = section("What the papers get wrong"), unsettled = section("What this scale cannot settle");
+  const std::string wrong = section("1. What the papers get wrong"), unsettled = section("4. What this scale cannot settle");
   CHECK(wrong.find("fake › refuted") != std::string::npos);
   CHECK(wrong.find("fake › misprint") != std::string::npos);
   CHECK(wrong.find("fake › small") == std::string::npos);
+  CHECK(wrong.find("fake › mini") == std::string::npos);
+  CHECK(wrong.find("fake › mine") == std::string::npos);
+  // A departing run's exclusion, and a direction without the paper's size, are listed apart, with the departure.
+  const std::string apart = section("2. What did not reproduce in our setups");
+  CHECK(apart.find("fake › mini") != std::string::npos);
+  CHECK(apart.find("departs: Fashion-MNIST for CIFAR-10") != std::string::npos);
+  CHECK(apart.find("fake › weak") != std::string::npos);
+  const std::string holds = section("3. What holds");
+  CHECK(holds.find("fake › ok") != std::string::npos);
+  CHECK(holds.find("fake › lower") != std::string::npos);
+  CHECK(holds.find("*not refuted*") != std::string::npos);
+  CHECK(section("Our own questions").find("fake › mine") != std::string::npos);
   // 12 seeds per arm against this run's 3 at 100 s: about 400 s on this machine.
   CHECK(unsettled.find("fake › small") != std::string::npos);
   CHECK(unsettled.find("power 0.31") != std::string::npos);
   CHECK(unsettled.find("12 seeds per arm reach 80 %") != std::string::npos);
   CHECK(unsettled.find("0.11 h on this 2-core machine") != std::string::npos);
-  CHECK(section("Where we depart from the paper's setup").find("fake › small") != std::string::npos);
+  CHECK(section("Where we depart from the paper's setup").find("width 32, not 1000") != std::string::npos);
   // An inconclusive verdict is italic with its power, never bold like a refutation.
   CHECK(md.find("*inconclusive* (power 0.31") != std::string::npos);
   CHECK(md.find("**inconclusive") == std::string::npos);
@@ -270,8 +291,10 @@ TEST_CASE("sparseact_report sets each at-scale claim beside the default run's ve
   std::ifstream in(root / "REPORT.md");
   const std::string md(std::istreambuf_iterator<char>(in), {});
   INFO(md);
-  // The at-scale folder is not an analysis of its own: the default run alone is counted.
-  CHECK(md.find("| 042 | 0 | 0 | 0 | 1 | 0 | 0 (0) |") != std::string::npos);
+  // The at-scale folder is not an analysis of its own: the claim is counted once, from its most decisive run (the
+  // at-scale run that holds), and the lists name that run.
+  CHECK(md.find("| 042 | 1 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 0 (0) |") != std::string::npos);
+  CHECK(md.find("(paper 042 Lemma 1; `at-scale/fake`)") != std::string::npos);
   const std::size_t at = md.find("### At larger scale");
   REQUIRE(at != std::string::npos);
   const std::string row = md.substr(md.find("| [fake › p_at_least]", at), 400);

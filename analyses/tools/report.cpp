@@ -1,12 +1,14 @@
-// sparseact_report FIGURES_DIR — writes FIGURES_DIR/REPORT.md from every FIGURES_DIR/*/<name>.json:
-// a summary per paper (claims that hold, are contradicted, are errata, are inconclusive; observations;
-// self-checks), what the papers get wrong, what this scale cannot settle and what would, where we
-// depart from the papers' setups; then one table row per check (paper, claim, statement, predicted,
-// measured, verdict) and the figures under each analysis, grouped by paper (docs/DESIGN.md, the main
-// command).
+// sparseact_report FIGURES_DIR — writes FIGURES_DIR/REPORT.md from every FIGURES_DIR/*/<name>.json (and
+// FIGURES_DIR/at-scale/<name>[@variant]/<name>.json), every verdict re-derived under the current rules
+// (app::reverdict, DESIGN.md's verdicts): the counts per paper, each claim read from its most decisive run;
+// then four lists (what the papers get wrong; what did not reproduce in our setups, with the departure; what
+// holds, strongest evidence first; what this scale cannot settle, with the job that would); our own questions;
+// the departures; the at-scale table and the prices; one table row per check and the figures, by paper; and
+// the verdicts that re-deriving changed.
 // sparseact_report --bench BENCH_DIR — prints one table of every speed check in BENCH_DIR/*/<name>.json
 // (benchmark, ours, peer, ratio, target, spread, verdict; the bench command's summary) and writes it to
 // BENCH_DIR/BENCH.md.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -71,6 +73,7 @@ std::string power_text(const json& check) {
 std::string verdict_cell(const json& check) {
   const std::string v = verdict_of(check);
   if (v == "contradicted" || v == "erratum" || v == "fails") return "**" + v + "**";
+  if (v == "not reproduced" || v == "direction only") return "**" + v + "**" + (check.value("departure", "").empty() ? "" : " (departs: " + cell(check["departure"]) + ")");
   if (v == "inconclusive") {
     const json& tol = check.value("tolerance", json());
     if (tol.is_object() && tol.contains("verdict") && tol["verdict"].is_string()) return "*" + cell(tol["verdict"]) + "*";
@@ -103,15 +106,31 @@ std::map<std::string, json> read_results(const fs::path& root, bool variants = f
     if (!entry.is_directory()) continue;
     const std::string folder = entry.path().filename().string();
     const std::size_t at = variants ? folder.find('@') : std::string::npos;
-    const fs::path file = entry.path() / (folder.substr(0, at) + ".json");
-    if (!fs::exists(file)) continue;
+    fs::path file = entry.path() / (folder.substr(0, at) + ".json");
+    if (!fs::exists(file)) {
+      // A second run of an analysis beside the default one (checkpoint_spectra_minilm/checkpoint_spectra.json): the one
+      // JSON in the folder that names its analysis.
+      file.clear();
+      for (const auto& f : fs::directory_iterator(entry.path()))
+        if (f.path().extension() == ".json" && folder.rfind(f.path().stem().string(), 0) == 0) file = f.path();
+      if (file.empty()) continue;
+    }
     std::ifstream in(file);
     json r = json::parse(in, nullptr, false);
     if (r.is_discarded() || !r.contains("checks")) {
       std::fprintf(stderr, "sparseact_report: warning: %s is not a result file; skipped\n", file.c_str());
       continue;
     }
-    out[at == std::string::npos ? r.value("analysis", folder) : folder] = r;
+    // Every verdict under the current rules (app::reverdict), re-derived from the numbers the JSON stored; the
+    // verdict it was written with is kept beside it, so the report can say which changed.
+    for (auto& c : r["checks"]) {
+      const std::string stored = c.value("verdict", std::string());
+      sparseact::app::reverdict(c);
+      if (!stored.empty() && c.value("verdict", std::string()) != stored) c["stored_verdict"] = stored;
+    }
+    r["folder"] = folder;
+    const std::string analysis = r.value("analysis", folder);
+    out[at != std::string::npos || folder != analysis ? folder : analysis] = r;
   }
   return out;
 }
@@ -242,22 +261,67 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (bench) return bench_table(root);
-  std::map<std::string, std::map<std::string, json>> by_paper;  // paper → analysis → result
   const std::map<std::string, json> results = read_results(root);
+  std::map<std::string, json> larger;  // at-scale runs, by folder (<name> or <name>@<variant>)
+  if (fs::is_directory(root / "at-scale")) larger = read_results(root / "at-scale", true);
   const std::string at_scale = at_scale_section(root, results);
-  for (auto [name, r] : results) {
-    const std::string paper = r.value("paper", "?");  // before the move: `=` evaluates its right side first
-    by_paper[paper][name] = std::move(r);
-  }
+  std::map<std::string, json> prices;  // at-scale/pricing/<name>/price.json: the job that would decide
+  if (fs::is_directory(root / "at-scale" / "pricing"))
+    for (const auto& entry : fs::directory_iterator(root / "at-scale" / "pricing")) {
+      std::ifstream in(entry.path() / "price.json");
+      json p = json::parse(in, nullptr, false);
+      if (in && !p.is_discarded()) prices[entry.path().filename().string()] = p;
+    }
+  std::map<std::string, std::map<std::string, json>> by_paper;  // paper → analysis (folder) → result
+  for (const auto& [name, r] : results) by_paper[r.value("paper", "?")][name] = r;
 
-  // The summary per paper and the three lists come first; they are built while the per-analysis
-  // tables are.
+  // The summary reads each claim's most decisive run: among the default run and the at-scale runs of the same
+  // analysis and check id, a decided verdict (not inconclusive) before an undecided one, then the larger power at the
+  // effect that counts, then the larger run; at-scale runs win ties. It names the run it read.
+  struct Reading {
+    json check;
+    std::string run;     // "default" or "at-scale/<folder>"
+    std::string folder;  // the analysis folder, for links
+    double elapsed_s = 0;
+  };
+  const auto power_of = [](const json& c) {
+    const json& p = c.value("power", json());
+    return p.is_object() && p.value("power", json()).is_number() ? p["power"].get<double>() : -1.0;
+  };
+  const auto n_of = [](const json& c) {
+    const json& p = c.value("power", json());
+    return p.is_object() && p.value("n", json()).is_number() ? p["n"].get<double>() : -1.0;
+  };
+  const auto decisive = [&](const std::string& name, const json& r, const json& c) {
+    Reading best{c, "default", name, r.value("elapsed_s", 0.0)};
+    if (name != r.value("analysis", name)) return best;  // a second default run (MiniLM) stands alone
+    for (const auto& [folder, big] : larger) {
+      if (big.value("analysis", folder) != name) continue;
+      for (const auto& b : big["checks"]) {
+        if (b.value("id", "") != c.value("id", "")) continue;
+        const bool b_decided = verdict_of(b) != "inconclusive", best_decided = verdict_of(best.check) != "inconclusive";
+        const bool better = b_decided != best_decided ? b_decided
+                            : power_of(b) != power_of(best.check) ? power_of(b) > power_of(best.check)
+                                                                  : n_of(b) >= n_of(best.check);
+        if (better) best = {b, "at-scale/" + folder, folder, big.value("elapsed_s", 0.0)};
+      }
+    }
+    return best;
+  };
+
   struct Tally {
-    int holds = 0, contradicted = 0, erratum = 0, inconclusive = 0, unclassified = 0, observations = 0;
-    int self_checks = 0, self_checks_failing = 0;
+    int holds = 0, not_refuted = 0, contradicted = 0, not_reproduced = 0, direction_only = 0, erratum = 0, inconclusive = 0;
+    int unclassified = 0, own = 0, observations = 0, self_checks = 0, self_checks_failing = 0;
   };
   std::map<std::string, Tally> tally;
-  std::string wrong, unsettled, departures, body;
+  std::string wrong, not_reproduced, unsettled, own_questions, rederived, body;
+  std::map<std::string, std::vector<std::pair<double, std::string>>> holding;  // paper → (strength, line)
+  std::map<std::string, std::string> departures;                               // analysis → its departures
+  const auto run_text = [](const Reading& d) { return d.run == "default" ? std::string("default run") : "`" + d.run + "`"; };
+  const auto line_of = [&](const Reading& d) {
+    return fmt::format("[{} › {}](#{}) ({}; {})", d.folder, cell(d.check.value("id", json())), d.folder, cell(d.check.value("claim", json())),
+                       run_text(d));
+  };
   for (const auto& [paper, analyses] : by_paper) {
     Tally& t = tally[paper];
     body += fmt::format("## Paper {}\n\n", paper);
@@ -265,47 +329,85 @@ int main(int argc, char** argv) {
       body += fmt::format("### {}\n\n", name);
       body += fmt::format("seed {}, device {}, {:.1f} s, version {}\n\n", r.value("seed", 0), r.value("device", "?"),
                           r.value("elapsed_s", 0.0), r.value("version", "?"));
-      std::string rows, self_rows;
+      std::string rows, self_rows, own_rows;
       for (const auto& c : r["checks"]) {
         const std::string kind = kind_of(c), v = verdict_of(c);
         const std::string row = fmt::format("| {} | {} | {} | {} | {} | {} |\n", paper, cell(c.value("claim", json())),
                                             cell(c.value("statement", json())), cell(c.value("predicted", json())),
                                             cell(c.value("measured", json())), verdict_cell(c));
+        if (c.contains("stored_verdict"))
+          rederived += fmt::format("- [{} › {}](#{}): {} → {}\n", name, cell(c.value("id", json())), name, c.value("stored_verdict", "—"), v);
+        if (!c.value("departure", "").empty()) {
+          std::string& d = departures[name];
+          const std::string text = cell(c["departure"]);
+          if (d.find(text) == std::string::npos) d += (d.empty() ? "" : "; ") + text;
+        }
         if (kind == "self-check") {
           ++t.self_checks;
           t.self_checks_failing += v != "holds";
           self_rows += row;
           continue;
         }
+        if (kind == "own-question") {
+          ++t.own;
+          own_rows += row;
+          own_questions += fmt::format("- [{} › {}](#{}): {} — {}\n", name, cell(c.value("id", json())), name, cell(c.value("statement", json())),
+                                       verdict_cell(c));
+          continue;
+        }
         rows += row;
-        if (kind == "observation") ++t.observations;
-        else if (v == "holds") ++t.holds;
-        else if (v == "contradicted") ++t.contradicted;
-        else if (v == "erratum") ++t.erratum;
-        else if (v == "inconclusive") ++t.inconclusive;
+        if (kind == "observation") {
+          ++t.observations;
+          continue;
+        }
+        const Reading d = decisive(name, r, c);
+        const std::string dv = verdict_of(d.check);
+        const json& dc = d.check;
+        if (dv == "holds") ++t.holds;
+        else if (dv == "not refuted") ++t.not_refuted;
+        else if (dv == "contradicted") ++t.contradicted;
+        else if (dv == "not reproduced") ++t.not_reproduced;
+        else if (dv == "direction only") ++t.direction_only;
+        else if (dv == "erratum") ++t.erratum;
+        else if (dv == "inconclusive") ++t.inconclusive;
         else ++t.unclassified;
-        const std::string note = c.value("note", "");
-        const bool departs = note.find("depart") != std::string::npos || note.find("Depart") != std::string::npos;
-        if (kind == "claim" && (v == "contradicted" || v == "erratum"))
-          wrong += fmt::format("- {} ({}): {} — **{}**{}{}\n", link(name, c), cell(c.value("claim", json())),
-                               cell(c.value("measured", json())), v,
-                               departs ? " at a setup that departs from the paper's (see the check's note and the departures below)" : "",
-                               note.empty() ? "" : ". " + shortened(cell(c["note"])));
-        if (kind == "claim" && v == "inconclusive") {
-          const std::string line = fmt::format("- {} ({})", link(name, c), cell(c.value("claim", json())));
-          const json& p = c.value("power", json());
+        const std::string note = dc.value("note", "");
+        if (dv == "contradicted" || dv == "erratum")
+          wrong += fmt::format("- {}: {} — **{}**{}\n", line_of(d), cell(dc.value("measured", json())), dv,
+                               note.empty() ? "" : ". " + shortened(cell(dc["note"])));
+        if (dv == "not reproduced" || dv == "direction only")
+          not_reproduced += fmt::format("- {}: {} — **{}**; {}\n", line_of(d), cell(dc.value("measured", json())), dv,
+                                        dc.value("departure", "").empty()
+                                            ? std::string("at the paper's setup: the direction holds, the paper's size does not")
+                                            : "departs: " + cell(dc["departure"]));
+        if (dv == "holds" || dv == "not refuted") {
+          // Strength: an at-scale run first, then the power at the effect that counts (a deterministic check: 1).
+          const double p = power_of(dc) < 0 ? 1.0 : power_of(dc);
+          holding[paper].push_back({(d.run == "default" ? 0.0 : 2.0) + p,
+                                    fmt::format("- {}: {}{}{}\n", line_of(d), cell(dc.value("measured", json())),
+                                                dv == "not refuted" ? " — *not refuted* (a check that can only refute)" : "",
+                                                dc.value("departure", "").empty() ? "" : " (departs: " + cell(dc["departure"]) + ")")});
+        }
+        if (dv == "inconclusive") {
+          const json& p = dc.value("power", json());
           std::string cost;
           if (p.is_object() && p.value("n_for_80", json()).is_number() && p.value("n", json()).is_number() && p["n"].get<double>() > 0) {
             // The analysis's time scales with the run size it repeats (seeds, nets): an estimate, not a promise.
-            const double hours = r.value("elapsed_s", 0.0) * p["n_for_80"].get<double>() / p["n"].get<double>() / 3600;
+            const double hours = d.elapsed_s * p["n_for_80"].get<double>() / p["n"].get<double>() / 3600;
             cost = fmt::format("; about {:.2g} h on this 2-core machine, {:.2g} h on 32 nodes under mpirun (the runs are independent)",
                                hours, hours / 32);
           }
-          unsettled += line + ": " + power_text(c) + cost + "\n";
+          const auto price = prices.find(r.value("analysis", name));
+          if (price != prices.end())
+            cost += fmt::format("; the paper-scale grid is priced at {:.3g} core-hours: `{}`", price->second.value("core_hours", 0.0),
+                                price->second.value("sbatch", ""));
+          unsettled += fmt::format("- {}: {}{}\n", line_of(d), power_text(dc), cost);
         }
-        if (departs) departures += fmt::format("- {}: {}\n", link(name, c), cell(c["note"]));
       }
       if (!rows.empty()) body += "| paper | claim | statement | predicted | measured | verdict |\n|---|---|---|---|---|---|\n" + rows + "\n";
+      if (!own_rows.empty())
+        body += "Our own questions (the paper states no such claim; never counted for or against it):\n\n"
+                "| paper | claim | statement | predicted | measured | verdict |\n|---|---|---|---|---|---|\n" + own_rows + "\n";
       if (!self_rows.empty())
         body += "Self-checks of our own construction (not evidence about the paper):\n\n"
                 "| paper | claim | statement | predicted | measured | verdict |\n|---|---|---|---|---|---|\n" + self_rows + "\n";
@@ -317,42 +419,75 @@ int main(int argc, char** argv) {
         body += fmt::format("Figures missing: {}\n\n", cell(r["data"]["figure_error"]));
     }
   }
+  // The at-scale runs' own re-derived verdicts.
+  for (const auto& [folder, big] : larger)
+    for (const auto& c : big["checks"])
+      if (c.contains("stored_verdict"))
+        rederived += fmt::format("- [at-scale/{} › {}](at-scale/{}/{}.json): {} → {}\n", folder, cell(c.value("id", json())), folder,
+                                 big.value("analysis", folder), c.value("stored_verdict", "—"), verdict_of(c));
 
   std::string md = "# sparseact verification report\n\n";
   md += fmt::format("Generated by `sparseact_report` from the analyses' JSON (sparseact {}). Each row compares what the run "
                     "measured with what the paper states; see each analysis's JSON for the tolerance, its derivation and, "
-                    "for a statistical claim, its power.\n\n",
+                    "for a statistical claim, its power. Every verdict is re-derived from the numbers its JSON stored under the "
+                    "current rules (DESIGN.md, the analysis contract); where that changed a stored verdict, the last section lists it.\n\n",
                     sparseact::version());
-  md += "A claim **holds**, is **contradicted** (the data exclude it), is an **erratum** (a deterministic statement false as "
-        "printed; see ERRATA.md) or is *inconclusive* (this run is too small to tell: its power and the run size that would "
-        "settle it are given). Observations are what a paper reports seeing: the paper's value beside ours, no verdict. "
-        "Self-checks test our own construction and are never evidence about a paper.\n\n";
-  md += "| paper | holds | contradicted | errata | inconclusive | observations | self-checks (failing) |\n|---|---|---|---|---|---|---|\n";
+  md += "A claim **holds** (its interval supports it and is consistent with the paper's effect), is *not refuted* (a check that can "
+        "only refute found no counterexample), holds in **direction only** (above 0, wholly below the paper's effect), is "
+        "**contradicted** (the interval excludes the effect that counts, at the paper's setup), is **not reproduced** (the same "
+        "exclusion in a run that departs from the paper's setup: evidence about our miniature), is an **erratum** (a deterministic "
+        "statement false as printed; see ERRATA.md) or is *inconclusive* (its power and the run size that would settle it are "
+        "given). Own questions are ours, not the paper's. Observations are what a paper reports seeing: no verdict. Self-checks "
+        "test our own construction or cannot fail, and are never evidence about a paper. The counts read each claim's most "
+        "decisive run: an at-scale run (`figures/at-scale/`) where one decides it, the default otherwise; each list names it.\n\n";
+  md += "| paper | holds | not refuted | contradicted at the paper's setup | did not reproduce here | direction only | errata | "
+        "inconclusive | our own questions | observations | self-checks (failing) |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
   Tally all;
   for (const auto& [paper, t] : tally) {
-    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} ({}) |\n", paper, t.holds, t.contradicted, t.erratum, t.inconclusive,
-                      t.observations, t.self_checks, t.self_checks_failing);
-    all.holds += t.holds, all.contradicted += t.contradicted, all.erratum += t.erratum, all.inconclusive += t.inconclusive;
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} ({}) |\n", paper, t.holds, t.not_refuted, t.contradicted,
+                      t.not_reproduced, t.direction_only, t.erratum, t.inconclusive, t.own, t.observations, t.self_checks,
+                      t.self_checks_failing);
+    all.holds += t.holds, all.not_refuted += t.not_refuted, all.contradicted += t.contradicted, all.not_reproduced += t.not_reproduced;
+    all.direction_only += t.direction_only, all.erratum += t.erratum, all.inconclusive += t.inconclusive, all.own += t.own;
     all.observations += t.observations, all.self_checks += t.self_checks, all.self_checks_failing += t.self_checks_failing;
     all.unclassified += t.unclassified;
   }
-  md += fmt::format("| all | {} | {} | {} | {} | {} | {} ({}) |\n\n", all.holds, all.contradicted, all.erratum, all.inconclusive,
-                    all.observations, all.self_checks, all.self_checks_failing);
+  md += fmt::format("| all | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} ({}) |\n\n", all.holds, all.not_refuted, all.contradicted,
+                    all.not_reproduced, all.direction_only, all.erratum, all.inconclusive, all.own, all.observations, all.self_checks,
+                    all.self_checks_failing);
   if (all.unclassified > 0)
     md += fmt::format("{} checks come from JSON written before verdicts existed and fail without a verdict: regenerate them.\n\n",
                       all.unclassified);
-  md += "### What the papers get wrong\n\n" + (wrong.empty() ? std::string("Nothing at this scale.\n") : wrong) + "\n";
-  md += "### What this scale cannot settle, and what would\n\n" +
-        (unsettled.empty() ? std::string("Every statistical claim was settled at this scale.\n") : unsettled) + "\n";
-  md += "### Where we depart from the paper's setup\n\n" +
-        (departures.empty() ? std::string("No departure is stated in a check's note.\n") : departures) + "\n";
+  md += "### 1. What the papers get wrong\n\nErrata, and claims contradicted at the paper's own setup.\n\n" +
+        (wrong.empty() ? std::string("Nothing at this scale.\n") : wrong) + "\n";
+  md += "### 2. What did not reproduce in our setups\n\nEach with the way its run departs from the paper's setup.\n\n" +
+        (not_reproduced.empty() ? std::string("Nothing.\n") : not_reproduced) + "\n";
+  std::string holds_md;
+  for (auto& [paper, lines] : holding) {
+    std::stable_sort(lines.begin(), lines.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+    holds_md += fmt::format("Paper {} ({} claims; the strongest evidence first: at-scale runs, then power at the effect that counts):\n\n", paper,
+                            lines.size());
+    for (const auto& [strength, line] : lines) holds_md += line;
+    holds_md += "\n";
+  }
+  md += "### 3. What holds\n\n" + (holds_md.empty() ? std::string("Nothing.\n\n") : holds_md);
+  md += "### 4. What this scale cannot settle, and the job that would\n\nOnly claims still undecided after the at-scale runs.\n\n" +
+        (unsettled.empty() ? std::string("Every statistical claim was settled.\n") : unsettled) + "\n";
+  if (!own_questions.empty()) md += "### Our own questions\n\nThe papers state none of these; they are never counted for or against a paper.\n\n" + own_questions + "\n";
+  std::string dep;
+  for (const auto& [name, text] : departures) dep += fmt::format("- [{}](#{}): {}\n", name, name, text);
+  md += "### Where we depart from the paper's setup\n\n" + (dep.empty() ? std::string("No check records a departure.\n") : dep) + "\n";
   md += at_scale;
   md += pricing_section(root);
   md += body;
+  if (!rederived.empty())
+    md += "## Verdicts re-derived from stored numbers\n\nThese JSON files were written under earlier rules; the report re-applies the "
+          "current ones (app::reverdict) to the bounds, intervals and effects they stored: stored verdict → verdict now.\n\n" +
+          rederived + "\n";
   sparseact::write_file_atomic(root / "REPORT.md", md);
-  std::printf("sparseact_report: %d claims hold, %d contradicted, %d errata, %d inconclusive; %d observations, %d self-checks "
-              "(%d failing); wrote %s\n",
-              all.holds, all.contradicted, all.erratum, all.inconclusive, all.observations, all.self_checks,
-              all.self_checks_failing, (root / "REPORT.md").c_str());
+  std::printf("sparseact_report: %d claims hold, %d not refuted, %d contradicted, %d not reproduced, %d direction only, %d errata, "
+              "%d inconclusive; %d own questions, %d observations, %d self-checks (%d failing); wrote %s\n",
+              all.holds, all.not_refuted, all.contradicted, all.not_reproduced, all.direction_only, all.erratum, all.inconclusive, all.own,
+              all.observations, all.self_checks, all.self_checks_failing, (root / "REPORT.md").c_str());
   return 0;
 }
