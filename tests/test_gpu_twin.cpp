@@ -111,10 +111,13 @@ TEST_CASE("Every GPU path records a CPU twin that agrees on the faithful stand-i
   const Eigen::MatrixXd X0 = routing::paper002_pair_inputs(30, 12, 4);
   routing::comet_forward_batch(ptrs, X0, 0.25, 1, Device::cuda);
   routing::comet_masks_gpu(nets[1].router, X0, 0.25);
-  // A second call of each path adds no record: the twin runs once per process and path.
+  // A second call of each path adds no record: the twin runs once per process and path, a spectrum's on
+  // the run's smallest matrix.
+  spectral::kkt_spectra({spectral::init_weights(40, 12, spectral::Init::kaiming, Distribution::uniform, 5, 9)}, Device::cuda);
   spectral::kkt_spectra(Ks, Device::cuda);
   routing::comet_forward_batch(ptrs, X0, 0.5, 1, Device::cuda);
 
+  twin::settle();  // the spectrum's twin runs once the work is done, on the run's smallest matrix
   const auto m = by_path(twin::recorded());
   CHECK(twin::recorded().size() == 6);
   for (const char* path : {"spectral.kkt_spectra", "lsh.euclidean_codes", "lsh.sign_codes", "routing.comet_forward masks",
@@ -127,6 +130,7 @@ TEST_CASE("Every GPU path records a CPU twin that agrees on the faithful stand-i
     CHECK_FALSE(a.slice.empty());
   }
   CHECK(m.at("spectral.kkt_spectra").tolerance == 1e-10);
+  CHECK(m.at("spectral.kkt_spectra").slice.find("40 × 12") != std::string::npos);
   CHECK(m.at("routing.comet_forward activations").tolerance == 1e-12);
   CHECK(m.at("routing.comet_forward masks").tolerance == 0);
   CHECK(m.at("lsh.euclidean_codes").slice.find("4096 of 5000") != std::string::npos);  // a slice, not the whole batch
@@ -143,6 +147,7 @@ TEST_CASE("A faulty GPU is caught by every path's twin", "[gpu_twin][standin]") 
   const Eigen::MatrixXd X0 = routing::paper002_pair_inputs(10, 12, 4);
   routing::comet_forward_batch({&nets[0], &nets[1]}, X0, 0.25, 1, Device::cuda);
   routing::comet_masks_gpu(nets[0].router, X0, 0.25);
+  twin::settle();
   const auto m = by_path(twin::recorded());
   REQUIRE(m.size() == 6);
   for (const auto& [path, a] : m) {

@@ -256,6 +256,7 @@ int Analysis::run_body(const std::function<void(Analysis&)>& body) {
     if (ci.active) gpu_counts_ = cluster::allgather(cuda::device_count());  // first, before anything can fail
     setup();
     body(*this);
+    twin::settle();  // a GPU run's deferred twins, inside the wall time they are weighed against
     // After the work, so that bad input stays a one-line answer; rank 0 alone speaks.
     advise_on_blas_kernels_once(/*quiet=*/ci.rank != 0);
   } catch (const WorkerDone&) {
@@ -431,6 +432,7 @@ std::vector<Record> Analysis::sweep(const Sweep& s) {
   }
   std::vector<Record> records = run_on_ranks(s, o, state ? &*state : nullptr, report);
   const std::vector<std::string> hosts = cluster::gather_strings(ci.host);
+  twin::settle();  // the deferred twins (a spectrum's) of this rank's items
   const std::vector<twin::Agreement> mine = twin::recorded();
   const std::vector<std::string> twins = cluster::gather_strings(twin_records_to_text(mine));
   if (ci.rank != 0) throw WorkerDone{};
@@ -445,6 +447,7 @@ std::vector<Record> Analysis::sweep(const Sweep& s) {
 
 void Analysis::add_twin_self_checks() {
   if (common.device != Device::cuda) return;
+  twin::settle();
   std::vector<twin::Agreement> records = gathered_twins_;
   const std::vector<twin::Agreement> own = twin::recorded();  // made on rank 0 after the sweep, or in a run without MPI
   records.insert(records.end(), own.begin() + static_cast<std::ptrdiff_t>(std::min(own_twins_gathered_, own.size())), own.end());

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <mutex>
 #include <set>
 
@@ -9,9 +10,15 @@ namespace sparseact::twin {
 
 namespace {
 
+struct Offer {
+  double cost = 0;
+  std::function<Agreement()> check;
+};
+
 struct Log {
   std::mutex m;
   std::set<std::string, std::less<>> asked;
+  std::map<std::string, Offer, std::less<>> offers;
   std::vector<Agreement> records;
 };
 
@@ -40,6 +47,36 @@ bool due(std::string_view path) {
   return l.asked.emplace(path).second;
 }
 
+bool wants(std::string_view path, double cost) {
+  Log& l = log();
+  std::lock_guard lock(l.m);
+  const auto it = l.offers.find(path);
+  return it == l.offers.end() || cost < it->second.cost;
+}
+
+void offer(std::string_view path, double cost, std::function<Agreement()> check) {
+  Log& l = log();
+  std::lock_guard lock(l.m);
+  const auto it = l.offers.find(path);
+  if (it == l.offers.end()) l.offers.emplace(std::string(path), Offer{cost, std::move(check)});
+  else if (cost < it->second.cost) it->second = Offer{cost, std::move(check)};
+}
+
+void settle() {
+  std::map<std::string, Offer, std::less<>> pending;
+  {
+    Log& l = log();
+    std::lock_guard lock(l.m);
+    pending.swap(l.offers);
+  }
+  for (auto& [path, o] : pending) {
+    const Timer timer;
+    Agreement a = o.check();
+    a.cpu_s = timer.seconds();
+    record(std::move(a));
+  }
+}
+
 void record(Agreement a) {
   Log& l = log();
   std::lock_guard lock(l.m);
@@ -56,6 +93,7 @@ void reset() {
   Log& l = log();
   std::lock_guard lock(l.m);
   l.asked.clear();
+  l.offers.clear();
   l.records.clear();
 }
 

@@ -6,21 +6,25 @@
 // other than the CPU — a layout mix-up, a kernel bug, a driver fault — cannot pass silently.
 //
 //   if (device == Device::cuda) {
-//     auto gpu = cuda::gram_eigenvalues(Ks);
-//     if (twin::due("spectral.kkt_spectra")) {
+//     CodeMatrix gpu = cuda::lsh_euclidean_codes(...);
+//     if (twin::due("lsh.euclidean_codes")) {
 //       twin::Timer t;
-//       ... the smallest K on the CPU, the largest |Δλ| / λ_max ...
-//       twin::record({.path = "spectral.kkt_spectra", .slice = "...", .rule = twin::Rule::relative,
-//                     .error = err, .tolerance = 1e-10, .cpu_s = t.seconds()});
+//       ... the first 4096 points on the CPU, the number of codes that differ ...
+//       twin::record({.path = "lsh.euclidean_codes", .slice = "...", .rule = twin::Rule::identical,
+//                     .error = differ, .tolerance = 0, .cpu_s = t.seconds()});
 //     }
 //   }
 //
+// A spectrum cannot be sliced: its path offers a deferred check instead (wants/offer/settle below), and
+// the run's smallest matrix is solved again once the work is done.
+//
 // The tolerances are what each GPU path promises: masks and hash codes identical (rule `identical`,
 // error = the number of entries that differ), spectra to 1e-10 and activations to 1e-12 relative.
-// The slice is kept small — the smallest matrix of a batch, one net on a few inputs, a block of points —
+// The slice is kept small — the run's smallest matrix, one net on a few inputs, a block of points —
 // so that the twin costs a few percent of the GPU run; each record carries its CPU seconds.
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,8 +51,18 @@ struct Agreement {
 /// max_i |a_i − b_i| over n entries; NaN when any difference is NaN, so that a NaN never agrees.
 double max_abs_difference(const double* a, const double* b, std::size_t n);
 
-/// True the first time `path` asks in this process (thread-safe): that caller computes the twin.
+/// True the first time `path` asks in this process (thread-safe): that caller computes the twin. For
+/// paths whose slice is small whatever the call (a block of points, one net on a few inputs).
 bool due(std::string_view path);
+
+/// For paths whose twin cannot be sliced (a spectrum needs its whole matrix): the CPU side of the
+/// cheapest call of the run is computed once the work is done. wants() says whether a call of this cost
+/// (any unit, compared within the path) would be the cheapest so far; offer() keeps `check`, which
+/// copies what it needs, if it is; settle() runs the kept checks and records their results (the harness
+/// calls it after the work, on every MPI rank). So the twin costs one CPU solve of the smallest matrix.
+bool wants(std::string_view path, double cost);
+void offer(std::string_view path, double cost, std::function<Agreement()> check);
+void settle();
 /// Adds a comparison to this process's log (thread-safe).
 void record(Agreement a);
 /// This process's log, in the order the records were made.
