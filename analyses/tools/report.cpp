@@ -298,7 +298,7 @@ int main(int argc, char** argv) {
     for (const auto& [folder, big] : larger) {
       if (big.value("analysis", folder) != name) continue;
       for (const auto& b : big["checks"]) {
-        if (b.value("id", "") != c.value("id", "")) continue;
+        if (b.value("id", "") != c.value("id", "") || kind_of(b) != kind_of(c)) continue;  // an older run's other kind: not a reading
         const bool b_decided = verdict_of(b) != "inconclusive", best_decided = verdict_of(best.check) != "inconclusive";
         const bool better = b_decided != best_decided ? b_decided
                             : power_of(b) != power_of(best.check) ? power_of(b) > power_of(best.check)
@@ -319,7 +319,10 @@ int main(int argc, char** argv) {
   std::map<std::string, std::string> departures;                               // analysis → its departures
   const auto run_text = [](const Reading& d) { return d.run == "default" ? std::string("default run") : "`" + d.run + "`"; };
   const auto line_of = [&](const Reading& d) {
-    return fmt::format("[{} › {}](#{}) ({}; {})", d.folder, cell(d.check.value("id", json())), d.folder, cell(d.check.value("claim", json())),
+    // A default run links to its section; an at-scale run to its JSON (it has no section of its own).
+    const std::string target = d.run == "default" ? "#" + d.folder
+                                                  : fmt::format("{}/{}.json", d.run, d.folder.substr(0, d.folder.find('@')));
+    return fmt::format("[{} › {}]({}) ({}; {})", d.folder, cell(d.check.value("id", json())), target, cell(d.check.value("claim", json())),
                        run_text(d));
   };
   for (const auto& [paper, analyses] : by_paper) {
