@@ -183,6 +183,11 @@ TEST_CASE("reverdict: a stored direction is re-decided by its bounds against the
   self["kind"] = "self-check";
   reverdict(self);
   CHECK(self["verdict"] == "fails");
+  // A statistical self-check too small to tell is not our bug: it stays inconclusive.
+  json small = sesoi;
+  small["kind"] = "self-check";
+  reverdict(small);
+  CHECK(small["verdict"] == "inconclusive");
   // Deterministic checks keep their comparison.
   json det = {{"kind", "claim"}, {"verdict", "erratum"}, {"tolerance", {{"abs", 0}}}};
   reverdict(det);

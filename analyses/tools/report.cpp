@@ -347,7 +347,7 @@ int main(int argc, char** argv) {
         }
         if (kind == "self-check") {
           ++t.self_checks;
-          t.self_checks_failing += v != "holds";
+          t.self_checks_failing += v == "fails";
           self_rows += row;
           continue;
         }

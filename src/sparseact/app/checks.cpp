@@ -39,7 +39,8 @@ Check base(const Analysis& a, Claim& c) {
 /// reads `not refuted`; `holds` follows the verdict.
 void finish(Check& out, bool can_only_refute) {
   if (out.kind == "observation") out.verdict = "observation";
-  else if (out.kind == "self-check") out.verdict = out.verdict == "holds" ? "holds" : "fails";
+  // A self-check holds or fails; one whose run is too small to tell (a statistical self-check) stays inconclusive.
+  else if (out.kind == "self-check") out.verdict = out.verdict == "holds" || out.verdict == "inconclusive" ? out.verdict : "fails";
   else {
     if (!out.departure.empty() && out.verdict == "contradicted") out.verdict = "not reproduced";
     if (can_only_refute && out.verdict == "holds") out.verdict = "not refuted";
