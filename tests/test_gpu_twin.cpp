@@ -189,7 +189,7 @@ struct TwinRuns {
 
 TwinRuns run_both(const AnalysisUnderTest& a, const char* mode) {
   TwinRuns t;
-  const fs::path cpu_out = fresh_dir(std::string("twin_cpu_") + a.name), gpu_out = fresh_dir(std::string("twin_") + mode + "_" + a.name);
+  const fs::path cpu_out = fresh_dir(std::string("twin_cpu_") + mode + "_" + a.name), gpu_out = fresh_dir(std::string("twin_") + mode + "_" + a.name);
   t.cpu = run(std::string(a.name) + " " + a.tiny + " --device cpu --out " + cpu_out.string());
   t.gpu = run_shell(std::string("SPARSEACT_CUDA_STANDIN=") + mode + " " + SPARSEACT_BIN_DIR + "/" + a.name + " " + a.tiny +
                     " --device cuda --out " + gpu_out.string());
