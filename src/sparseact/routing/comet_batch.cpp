@@ -143,12 +143,18 @@ void check_forward_twin(const std::vector<const CometNet*>& nets, const Eigen::M
   const twin::Timer timer;
   const Eigen::Index n = std::min<Eigen::Index>(X0.cols(), twin_inputs);
   const CometBatchForward cpu = forward_one(*nets.front(), X0.leftCols(n), p_k);
+  const auto head = [n](const SparseColumns& s) {  // the slice's columns only: never a dense N × M copy of the whole batch
+    SparseColumns h;
+    h.rows = s.rows, h.index = s.index.leftCols(n), h.value = s.value.leftCols(n), h.count = s.count.head(n);
+    return h;
+  };
   const auto worst = [](double a, double b) { return std::isnan(a) || std::isnan(b) ? std::numeric_limits<double>::quiet_NaN() : std::max(a, b); };
   double masks = gpu.front().hidden.size() == cpu.hidden.size() ? 0 : std::numeric_limits<double>::infinity();
   double act = relative_difference(gpu.front().output.leftCols(n), cpu.output);
   for (std::size_t l = 0; l < std::min(cpu.hidden.size(), gpu.front().hidden.size()); ++l) {
-    masks += mask_mismatches(gpu.front().hidden[l].mask().leftCols(n), cpu.hidden[l].mask());
-    act = worst(act, relative_difference(gpu.front().hidden[l].dense().leftCols(n), cpu.hidden[l].dense()));
+    const SparseColumns g = head(gpu.front().hidden[l]);
+    masks += mask_mismatches(g.mask(), cpu.hidden[l].mask());
+    act = worst(act, relative_difference(g.dense(), cpu.hidden[l].dense()));
   }
   const double seconds = timer.seconds();
   twin::record({.path = "routing.comet_forward masks",
