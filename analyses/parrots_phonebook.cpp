@@ -126,6 +126,11 @@ int main(int argc, char** argv) {
       }
       const std::string fit_note = fmt::format("Dense fit over {} models: log capacity = {:.3f} + {:.3f} log parameters (R² {:.3f}).", dense_x.size(),
                                                fit.intercept, fit.slope, fit.r_squared);
+      // §4.1's setup: L = 12, dense d ∈ {256, 512, 1024}, MoEs d ∈ {256, 512} with E ∈ {8, …, 64}, books of 1e5–3e6 names.
+      // Ours is always far smaller, so a failed claim here is evidence about the miniature (issue 38's rule, DESIGN.md).
+      const std::string departure = fmt::format("{} decoder block(s) of widths {} (MoEs {}, K = {}) on books of {}–{} names (§4.1: L = 12, "
+                                                "d = 256–1024, K = 8–64, books of 1e5–3e6)",
+                                                layers, dense_text, moe_text, experts_text, sizes.front(), sizes.back());
       if (!by_total.empty()) {
         // §4.2: "MoEs match the performance of dense transformers with the same number of total parameters", so at its active
         // parameters an MoE's log capacity lies above the dense fit by α·ln(total/active): that is the paper's own effect here.
@@ -142,7 +147,7 @@ int main(int argc, char** argv) {
         const double mean_total_gap = std::accumulate(total_gaps.begin(), total_gaps.end(), 0.0) / M;
         const double x_bar_total = std::accumulate(moe_total_x.begin(), moe_total_x.end(), 0.0) / M;
         const double se_total = fit.residual_sd * std::sqrt(1 / M + 1 / n + (x_bar_total - fit.x_mean) * (x_bar_total - fit.x_mean) / fit.sxx);
-        const Claim on_total{.id = "moe_on_total_fit", .claim = "§4.2, Figure 4a",
+        Claim on_total{.id = "moe_on_total_fit", .claim = "§4.2, Figure 4a",
                              .statement = "“MoEs match the performance of dense transformers with the same number of total parameters”: θ = mean "
                                           "over MoEs of (log capacity − dense fit(log total)) lies within ±Δ (TOST), Δ half the gap between "
                                           "the total- and active-parameter readings",
@@ -155,6 +160,7 @@ int main(int argc, char** argv) {
                                           for (const Point& p : by_total) j.push_back({{"model", p.label}, {"distance_to_nearer_edge", p.measured}});
                                           return j;
                                         }()}}};
+        on_total.departure = departure;
         if (se_total > 0 && mean_paper_gap > 0)
           equivalent(a, on_total, {.estimate = mean_total_gap, .std_error = se_total, .df = n - 2, .n = dense_x.size(),
                                    .unit = "dense models (MoEs in proportion)", .method = "dense fit's prediction of the mean of M new points (Student t, n − 2 df)"},
@@ -162,7 +168,7 @@ int main(int argc, char** argv) {
         else
           observation(a, on_total, "MoE capacity on the dense fit at total parameters (§4.2)",
                       fmt::format("mean gap {:.3f} (no residual spread or no total/active gap: no test)", mean_total_gap));
-        const Claim above{.id = "moe_above_active_fit", .claim = "§4.2, Figure 4a",
+        Claim above{.id = "moe_above_active_fit", .claim = "§4.2, Figure 4a",
                           .statement = "capacity is not predicted by active parameters: at their active parameters the MoEs' log capacity lies above "
                                        "the dense fit, θ = mean over MoEs of (log capacity − fit(log active)) > 0 (one-sided)",
                           .note = fit_note + fmt::format(" The effect that counts is the paper's own: if capacity follows total parameters (§4.2), "
@@ -174,6 +180,7 @@ int main(int argc, char** argv) {
                                                          "counts dense models with the MoEs in proportion.", mean_paper_gap),
                           .detail = {{"moes", per_moe}, {"mean_gap", mean_gap}, {"mean_gap_if_total_predicts", mean_paper_gap}, {"std_error", se},
                                      {"df", n - 2}}};
+        above.departure = departure;
         if (se > 0 && mean_paper_gap > 0)
           direction(a, above, {.estimate = mean_gap, .std_error = se, .df = n - 2, .n = dense_x.size(), .unit = "dense models (MoEs in proportion)",
                                .method = "dense fit's prediction of the mean of M new points (Student t, n − 2 df)"},
