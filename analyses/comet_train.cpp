@@ -47,7 +47,8 @@ int main(int argc, char** argv) {
                      .paper = "002",
                      .claims = {"§5.2.1", "Figure 4", "Appendix A.1"},
                      .description = "COMET vs standard, smaller, dropout, Top-k, Bernoulli, example-tied, L1 and MoE MLPs on Fashion-MNIST "
-                                    "(paper 002 §5.2.1, Figure 4 in miniature); one work item per training run"});
+                                    "(paper 002 §5.2.1, Figure 4 in miniature); one work item per training run",
+                     .gpu_path = true});
   auto& app = analysis.app();
   // Parameters (by scale when not given: quick / default / paper).
   std::string widths_text, sparsity_text, models_text;
@@ -97,7 +98,8 @@ int main(int argc, char** argv) {
     const auto config = [&](const RunKey& k) {
       return TrainRunConfig{.widths = {784, k.width, k.width, k.width, 10},
                             .policy = {.policy = k.model, .p_k = 1 - k.sparsity, .tied_fraction = tied_fraction, .l1 = l1, .router_hidden = router_hidden},
-                            .epochs = epochs, .batch = batch, .lr = lr, .seed = a.common.seed, .replicate = std::uint64_t(k.seed)};
+                            .epochs = epochs, .batch = batch, .lr = lr, .seed = a.common.seed, .replicate = std::uint64_t(k.seed),
+                            .device = a.common.device};
     };
     const std::vector<Record> records = a.sweep({
         .label = "training runs", .count = runs.size(),
@@ -105,8 +107,15 @@ int main(int argc, char** argv) {
         .cost = [&](std::size_t i) { return double(runs[i].width) * (784 + 2.0 * runs[i].width) * (runs[i].model == Policy::smaller ? 1 - runs[i].sparsity : 1.0); },
         .item = [&](std::size_t i) {
           const TrainRun t = train_masked(config(runs[i]), train, test);
-          return Record().set("test_acc", t.test_acc).set("train_loss", t.train_loss).set("test_acc_all_on", t.test_acc_all_on);
+          return Record().set("test_acc", t.test_acc).set("train_loss", t.train_loss).set("test_acc_all_on", t.test_acc_all_on)
+              .set("on_gpu", t.device == Device::cuda ? 1.0 : 0.0);
         }});
+    if (a.common.device == Device::cuda) {  // cuda/plain_train.hpp covers the policies whose masks depend on the batch alone
+      std::size_t on_gpu = 0;
+      for (const Record& rec : records) on_gpu += rec.num("on_gpu") == 1.0;
+      r.data["devices"] = fmt::format("{} of {} training runs on the GPU (standard, smaller, topk, comet, layerwise); dropout, bernoulli, "
+                                      "example_tied, l1 and the MoE models on the CPU", on_gpu, records.size());
+    }
 
     // --- Tables: curves, and final accuracies by (model, width, sparsity) over seeds -------------------
     Table curves{"curves", {"model", "width", "sparsity", "seed", "epoch", "test_acc", "train_loss", "test_acc_all_on"}, {}};

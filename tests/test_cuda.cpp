@@ -54,6 +54,9 @@ TEST_CASE("The CUDA module loads on its own, every entry resolved, whether or no
   CHECK(api->gram_eigenvalues != nullptr);
   CHECK(api->lsh_sign_codes != nullptr);
   CHECK(api->comet_forward != nullptr);
+  for (const void* entry : {(const void*)api->plain_open, (const void*)api->plain_close, (const void*)api->plain_step, (const void*)api->plain_hvp,
+                            (const void*)api->plain_hutchinson, (const void*)api->plain_logits, (const void*)api->plain_theta})
+    CHECK(entry != nullptr);  // cuda/plain_train.hpp's session
   CHECK(api->device_count() >= 0);  // 0 without a driver: the runtime answers, it does not crash
   CHECK(api->device_count() == (cuda_device_present() ? api->device_count() : 0));
 }

@@ -8,6 +8,7 @@
 #include <sparseact/cuda/gram_eigen.hpp>
 #include <sparseact/cuda/lsh_hash.hpp>
 #include <sparseact/cuda/module_api.hpp>
+#include <sparseact/cuda/plain_train.hpp>
 #include <sparseact/cuda/runtime.hpp>
 #include <sparseact/cuda/standin.hpp>
 
@@ -113,6 +114,31 @@ Eigen::Matrix<std::uint64_t, Eigen::Dynamic, Eigen::Dynamic> lsh_sign_codes(cons
 }
 
 CometGpuOutput comet_forward(const CometGpuNets& nets, const Eigen::MatrixXd& X0) { return kernels().comet_forward(nets, X0); }
+
+PlainTrainer::PlainTrainer(const PlainTrainSpec& spec, const Eigen::VectorXd& theta0, const Eigen::MatrixXd& X, const std::vector<int>& labels)
+    : api_(&kernels()), session_(api_->plain_open(spec, theta0, X, labels)) {}
+PlainTrainer::~PlainTrainer() {
+  if (session_) api_->plain_close(session_);
+}
+PlainTrainer::PlainTrainer(PlainTrainer&& o) noexcept : api_(o.api_), session_(o.session_) { o.session_ = nullptr; }
+PlainTrainer& PlainTrainer::operator=(PlainTrainer&& o) noexcept {
+  if (this != &o) {
+    if (session_) api_->plain_close(session_);
+    api_ = o.api_, session_ = o.session_, o.session_ = nullptr;
+  }
+  return *this;
+}
+double PlainTrainer::sgd_step(const std::vector<Eigen::Index>& index, double lr) {
+  if (!(lr > 0)) throw std::invalid_argument("cuda::PlainTrainer::sgd_step: the learning rate must be positive");
+  return api_->plain_step(session_, index, lr, nullptr);
+}
+double PlainTrainer::gradient(const std::vector<Eigen::Index>& index, Eigen::VectorXd& grad) { return api_->plain_step(session_, index, 0.0, &grad); }
+Eigen::VectorXd PlainTrainer::hvp(const std::vector<Eigen::Index>& index, const Eigen::VectorXd& v) { return api_->plain_hvp(session_, index, v); }
+Eigen::VectorXd PlainTrainer::hutchinson(const std::vector<Eigen::Index>& index, int probes, std::uint64_t seed) {
+  return api_->plain_hutchinson(session_, index, probes, seed);
+}
+Eigen::MatrixXd PlainTrainer::logits(const Eigen::MatrixXd& X) { return api_->plain_logits(session_, X); }
+Eigen::VectorXd PlainTrainer::theta() const { return api_->plain_theta(session_); }
 
 }  // namespace sparseact::cuda
 

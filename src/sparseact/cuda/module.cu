@@ -7,10 +7,23 @@
 #include <sparseact/cuda/module_api.hpp>
 #include <sparseact/cuda/runtime.hpp>
 
+namespace sparseact::cuda {  // cuda/plain_train.cu
+PlainSession* plain_open(const PlainTrainSpec&, const Eigen::VectorXd&, const Eigen::MatrixXd&, const std::vector<int>&);
+void plain_close(PlainSession*) noexcept;
+double plain_step(PlainSession*, const std::vector<Eigen::Index>&, double, Eigen::VectorXd*);
+Eigen::VectorXd plain_hvp(PlainSession*, const std::vector<Eigen::Index>&, const Eigen::VectorXd&);
+Eigen::VectorXd plain_hutchinson(PlainSession*, const std::vector<Eigen::Index>&, int, std::uint64_t);
+Eigen::MatrixXd plain_logits(PlainSession*, const Eigen::MatrixXd&);
+Eigen::VectorXd plain_theta(const PlainSession*);
+}  // namespace sparseact::cuda
+
 extern "C" const sparseact::cuda::ModuleApi* sparseact_cuda_module_api() {
   namespace c = sparseact::cuda;
   static const c::ModuleApi api{&c::device_count,     &c::device_name,         &c::select_device,
                                 &c::bind_thread,      &c::selected_device,     &c::gram_eigenvalues,
-                                &c::lsh_euclidean_codes, &c::lsh_sign_codes,   &c::comet_forward};
+                                &c::lsh_euclidean_codes, &c::lsh_sign_codes,   &c::comet_forward,
+                                &c::plain_open,       &c::plain_close,         &c::plain_step,
+                                &c::plain_hvp,        &c::plain_hutchinson,    &c::plain_logits,
+                                &c::plain_theta};
   return &api;
 }

@@ -148,6 +148,15 @@ CometGpuOutput comet_forward(const CometGpuNets& nets, const Eigen::MatrixXd& X0
   return out;
 }
 
+// cuda/standin_plain.cpp: the training session of cuda/plain_train.hpp.
+PlainSession* plain_open(const PlainTrainSpec&, const Eigen::VectorXd&, const Eigen::MatrixXd&, const std::vector<int>&);
+void plain_close(PlainSession*) noexcept;
+double plain_step(PlainSession*, const std::vector<Eigen::Index>&, double, Eigen::VectorXd*);
+Eigen::VectorXd plain_hvp(PlainSession*, const std::vector<Eigen::Index>&, const Eigen::VectorXd&);
+Eigen::VectorXd plain_hutchinson(PlainSession*, const std::vector<Eigen::Index>&, int, std::uint64_t);
+Eigen::MatrixXd plain_logits(PlainSession*, const Eigen::MatrixXd&);
+Eigen::VectorXd plain_theta(const PlainSession*);
+
 }  // namespace on_cpu
 
 void use_standin(Standin mode) { on_cpu::chosen.store(int(mode)); }
@@ -161,7 +170,8 @@ Standin standin() noexcept {
 const ModuleApi* standin_module() {
   static const ModuleApi api{&on_cpu::device_count, &on_cpu::device_name,    &on_cpu::select_device,  &on_cpu::bind_thread,
                              &on_cpu::selected_device, &on_cpu::gram_eigenvalues, &on_cpu::lsh_euclidean_codes, &on_cpu::lsh_sign_codes,
-                             &on_cpu::comet_forward};
+                             &on_cpu::comet_forward, &on_cpu::plain_open, &on_cpu::plain_close, &on_cpu::plain_step, &on_cpu::plain_hvp,
+                             &on_cpu::plain_hutchinson, &on_cpu::plain_logits, &on_cpu::plain_theta};
   return &api;
 }
 

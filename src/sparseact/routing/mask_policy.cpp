@@ -5,7 +5,10 @@
 #include <memory>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 #include <sparseact/core/rng.hpp>
+#include <sparseact/core/twin.hpp>
 #include <sparseact/nn/optim.hpp>
 #include <sparseact/nn/train.hpp>
 #include <sparseact/routing/moe_mlp.hpp>
@@ -166,11 +169,83 @@ double MaskedMlp::accuracy(const Eigen::VectorXd& theta, const nn::Dataset& test
   return accuracy_by(test, [&](const Eigen::MatrixXd& X, Eigen::Index first) { return predict(theta, X, first, mode); });
 }
 
+bool runs_on_gpu(Policy p) noexcept {
+  return p == Policy::standard || p == Policy::smaller || p == Policy::topk || p == Policy::comet || p == Policy::layerwise;
+}
+
+cuda::PlainTrainSpec gpu_spec(const nn::PlainMlp& net, const PolicyConfig& cfg, std::uint64_t seed, std::uint64_t stream) {
+  if (!runs_on_gpu(cfg.policy)) throw std::invalid_argument(std::string("gpu_spec: policy ") + to_string(cfg.policy) + " does not train on the GPU");
+  if (!(cfg.p_k > 0 && cfg.p_k <= 1)) throw std::invalid_argument("gpu_spec: p_k must lie in (0, 1]");
+  cuda::PlainTrainSpec spec{.widths = net.widths, .activation = int(net.f), .biases = net.biases};
+  spec.tie_rule = int(cfg.rule);
+  if (cfg.policy == Policy::standard || cfg.policy == Policy::smaller) return spec;
+  spec.masks = cfg.policy == Policy::topk ? cuda::PlainMasks::topk : cfg.policy == Policy::comet ? cuda::PlainMasks::router : cuda::PlainMasks::layerwise;
+  for (std::size_t l = 1; l + 1 < net.widths.size(); ++l) spec.k.push_back(active_units(cfg.p_k, net.widths[l]));
+  if (cfg.policy != Policy::topk) {
+    const CometRouter router = make_comet_router(net.widths, cfg.p_k, seed, stream_id(stream, 1), cfg.rule);  // as MaskedMlp's
+    for (const Eigen::MatrixXd& V : router.V) spec.V.emplace_back(V.data(), V.data() + V.size());
+  }
+  return spec;
+}
+
+namespace {
+
+/// A GPU run of train_masked: θ and the training set on the card, the batches in the CPU run's order.
+TrainRun train_on_gpu(const TrainRunConfig& cfg, const nn::PlainMlp& net, std::uint64_t base, const nn::Dataset& train, const nn::Dataset& test) {
+  nn::BatchStream stream(train, cfg.batch, cfg.seed, stream_id(base, kOrder));
+  const Eigen::VectorXd theta0 = nn::init_plain_mlp(net, cfg.seed, stream_id(base, kInit));
+  cuda::PlainTrainer gpu(gpu_spec(net, cfg.policy, cfg.seed, base), theta0, train.x, train.labels);
+  const long per_epoch = train.size() / cfg.batch;
+  // The twin: the run's first steps on the CPU (MaskedMlp and nn::Sgd, the same θ_0 and batches).
+  std::vector<double> cpu_losses, gpu_losses;
+  double twin_seconds = 0;
+  const bool twin = twin::due("routing.train_masked");
+  if (twin) {
+    const twin::Timer timer;
+    MaskedMlp cpu(net, cfg.policy, cfg.seed, base);
+    nn::BatchStream same(train, cfg.batch, cfg.seed, stream_id(base, kOrder));
+    nn::Sgd sgd;
+    sgd.lr = cfg.lr;
+    Eigen::VectorXd theta = theta0;
+    const nn::TrainOptions options{.steps = std::min<long>(kTwinSteps, long(cfg.epochs) * per_epoch), .loss = nn::LossKind::cross_entropy};
+    nn::train(cpu, theta, sgd, nn::constant_schedule(cfg.lr), same, options, [&](const nn::TrainStep& s) { cpu_losses.push_back(s.loss); });
+    twin_seconds = timer.seconds();
+  }
+  TrainRun run;
+  run.device = Device::cuda;
+  for (int e = 0; e < cfg.epochs; ++e) {
+    double sum = 0;
+    for (long t = 0; t < per_epoch; ++t) {
+      const double loss = gpu.sgd_step(stream.next().index, cfg.lr);
+      if (twin && gpu_losses.size() < cpu_losses.size()) gpu_losses.push_back(loss);
+      sum += loss;
+    }
+    run.train_loss.push_back(sum / double(per_epoch));
+    run.test_acc.push_back(accuracy_by(test, [&](const Eigen::MatrixXd& X, Eigen::Index) { return gpu.logits(X); }));
+  }
+  if (twin) {
+    double error = 0;
+    for (std::size_t s = 0; s < cpu_losses.size(); ++s) {
+      const double d = std::abs(gpu_losses.at(s) - cpu_losses[s]) / std::max(1.0, std::abs(cpu_losses[s]));
+      error = std::isnan(d) ? d : std::max(error, d);
+      if (std::isnan(d)) break;
+    }
+    twin::record({.path = "routing.train_masked",
+                  .slice = fmt::format("{} (widths {}), the batch loss of the first {} SGD steps, relative to max(1, |L|)", to_string(cfg.policy.policy),
+                                       net.widths[1], cpu_losses.size()),
+                  .rule = twin::Rule::relative, .error = error, .tolerance = kTwinLossTolerance, .cpu_s = twin_seconds});
+  }
+  return run;
+}
+
+}  // namespace
+
 TrainRun train_masked(const TrainRunConfig& cfg, const nn::Dataset& train, const nn::Dataset& test) {
   const nn::PlainMlp net = policy_backbone(cfg.widths, cfg.policy, nn::PlainActivation::relu, /*biases=*/true);
   // Same-shape models of one (replicate, width) share θ_0, the router's stream and the data order: the
   // comparisons are paired.
   const std::uint64_t base = stream_id(stream_id(0x002'0521, cfg.replicate), std::uint64_t(cfg.widths[1]));
+  if (cfg.device == Device::cuda && runs_on_gpu(cfg.policy.policy)) return train_on_gpu(cfg, net, base, train, test);
   nn::BatchStream stream(train, cfg.batch, cfg.seed, stream_id(base, kOrder));
   nn::Sgd sgd;
   sgd.lr = cfg.lr;

@@ -27,6 +27,8 @@
 
 #include <Eigen/Core>
 
+#include <sparseact/core/device.hpp>
+#include <sparseact/cuda/plain_train.hpp>
 #include <sparseact/nn/data.hpp>
 #include <sparseact/nn/loss.hpp>
 #include <sparseact/nn/plain_mlp.hpp>
@@ -53,6 +55,15 @@ struct PolicyConfig {
 nn::PlainMlp policy_backbone(const std::vector<int>& widths, const PolicyConfig& cfg, nn::PlainActivation f, bool biases);
 
 enum class TestMasks { policy, all_on };
+
+/// The policies whose training runs on the GPU (cuda/plain_train.hpp): standard, smaller, topk, comet and
+/// layerwise, whose masks are functions of the batch alone. The random masks (dropout, bernoulli,
+/// example_tied), l1's subgradient and the MoE models train on the CPU.
+bool runs_on_gpu(Policy p) noexcept;
+/// The GPU session that trains MaskedMlp(net, cfg, seed, stream): the same router (V_ℓ from
+/// Rng(seed, stream_id(stream_id(stream, 1), ℓ))), the same k_ℓ and tie rule. Throws std::invalid_argument for
+/// a policy that does not run on the GPU.
+cuda::PlainTrainSpec gpu_spec(const nn::PlainMlp& net, const PolicyConfig& cfg, std::uint64_t seed, std::uint64_t stream);
 
 /// The masked MLP as an nn/train Model (forward(θ, batch), backward). Random masks come from
 /// Rng(seed, stream_id(stream, …)); the router (comet, layerwise) from stream_id(stream, 1).
@@ -94,11 +105,22 @@ struct TrainRunConfig {
   double lr = 0.05;
   std::uint64_t seed = 1;
   std::uint64_t replicate = 0;  ///< init, router and data order depend on (seed, replicate, width) only
+  Device device = Device::cpu;  ///< cuda: policies that runs_on_gpu train there (the others on the CPU)
 };
 struct TrainRun {
   std::vector<double> test_acc, train_loss;  ///< per epoch 1 … epochs
   std::vector<double> test_acc_all_on;       ///< bernoulli only: all masks on at test
+  Device device = Device::cpu;               ///< where it trained
 };
+
+/// The training twin (core/twin.hpp) of a GPU run: its first steps again on the CPU. SGD on the two devices
+/// is not bit-identical: the GEMMs sum in other orders (relative differences ~1e-15·√N per product), and
+/// a step multiplies a difference in θ by at most 1 + η‖H‖; over kTwinSteps = 8 steps at the paper's and
+/// our learning rates that stays below 1e-12 of the loss. A k-WTA decision could flip only on a tie within
+/// that rounding (for continuous inputs, probability ~1e-10 per column). The promise, 1e-9 relative on every
+/// step's batch loss, leaves three orders of magnitude.
+inline constexpr int kTwinSteps = 8;
+inline constexpr double kTwinLossTolerance = 1e-9;
 TrainRun train_masked(const TrainRunConfig& cfg, const nn::Dataset& train, const nn::Dataset& test);
 
 }  // namespace sparseact::routing
