@@ -381,6 +381,26 @@ TEST_CASE("pricing a grid (--price-items) times the cheapest items, projects the
   }
 }
 
+TEST_CASE("pricing on a GPU (--device cuda, here the CPU stand-in) projects GPU-hours, one GPU per rank", "[analysis][price][standin]") {
+  const fs::path out = fresh_dir("price_gpu");
+  const std::string grid = "comet_train --scale quick --widths 16 --models standard,comet --seeds 2 --epochs 1 --train 256 --test 64";
+  const Run priced = run_shell("SPARSEACT_CUDA_STANDIN=exact " + std::string(SPARSEACT_BIN_DIR) + "/" + grid + " --device cuda --price-items 2 --out " +
+                              out.string());
+  INFO(priced.output);
+  REQUIRE(priced.code == 0);
+  std::ifstream in(out / "price.json");
+  const json p = json::parse(in);
+  CHECK(p["core_hours"].is_null());
+  CHECK(p["longest_item_hours"].is_null());
+  REQUIRE(p["gpu_hours"].is_number());
+  CHECK_THAT(p["gpu_hours"].get<double>(), WithinRel(p["total_cost"].get<double>() * p["seconds_per_cost"].get<double>() / 3600, 1e-12));
+  CHECK_THAT(p.value("gpu", ""), Catch::Contains("stand-in"));  // the card's name: a stand-in run can never pass for a GPU price
+  const std::string sbatch = p["sbatch"];
+  CHECK(sbatch.find("--ntasks-per-node=4 --gpus-per-task=1") != std::string::npos);
+  CHECK(sbatch.find("--device cuda") != std::string::npos);
+  CHECK_THAT(priced.output, Catch::Contains("GPU-hours projected"));
+}
+
 TEST_CASE("sparseact_report prices what does not fit from at-scale/pricing/*/price.json", "[analysis][report]") {
   const fs::path root = fresh_dir("report_pricing");
   fs::create_directories(root / "at-scale" / "pricing" / "fake");
@@ -397,6 +417,21 @@ TEST_CASE("sparseact_report prices what does not fit from at-scale/pricing/*/pri
   CHECK(md.find("| fake | 400 | width=3000 seed=0 (90 s) | 30 (1.00×) | 250 | 1.5 h | 812 MiB | CPU only | `ANALYSIS=fake sbatch --nodes=4") !=
         std::string::npos);
   CHECK(md.find("examples/slurm/sweep.sbatch` |") != std::string::npos);  // no warning: the line alone
+  // The same grid priced on a GPU sits beside it, in GPU-hours.
+  fs::create_directories(root / "at-scale" / "pricing" / "fake@gpu");
+  std::ofstream(root / "at-scale" / "pricing" / "fake@gpu" / "price.json")
+      << json{{"analysis", "fake"}, {"items", 400}, {"samples", {{{"key", "width=3000 seed=0"}, {"seconds", 0.9}, {"cost", 3.0}}}},
+              {"seconds_per_cost", 0.3}, {"rate_spread", 1.0}, {"core_hours", nullptr}, {"gpu_hours", 2.5}, {"longest_item_hours", nullptr},
+              {"longest_item_gpu_hours", 0.015}, {"gpu", "NVIDIA H100"}, {"peak_rss_mib", 900.0},
+              {"sbatch", "ANALYSIS=fake sbatch --nodes=1 --ntasks-per-node=4 --gpus-per-task=1 --time=00:40:00 examples/slurm/sweep.sbatch"}}
+             .dump();
+  REQUIRE(run("sparseact_report " + root.string()).code == 0);
+  std::ifstream in2(root / "REPORT.md");
+  const std::string md2(std::istreambuf_iterator<char>(in2), {});
+  INFO(md2);
+  CHECK(md2.find("| fake@gpu | 400 | width=3000 seed=0 (0.9 s) | 0.3 (1.00×) | — | 0.015 h | 900 MiB | 2.5 GPU-hours on NVIDIA H100 |") !=
+        std::string::npos);
+  CHECK(md2.find("| fake | 400 | width=3000 seed=0 (90 s) | 30 (1.00×) | 250 | 1.5 h |") != std::string::npos);
 }
 
 TEST_CASE("sparseact_report --bench prints one row per speed check with the ratio of medians and the verdict", "[analysis][report]") {

@@ -220,7 +220,7 @@ std::string pricing_section(const fs::path& root) {
   for (const auto& entry : fs::directory_iterator(dir)) {
     std::ifstream in(entry.path() / "price.json");
     json p = json::parse(in, nullptr, false);
-    if (!in || p.is_discarded() || !p.contains("core_hours")) continue;
+    if (!in || p.is_discarded() || !(p.contains("core_hours") || p.contains("gpu_hours"))) continue;
     prices[entry.path().filename().string()] = p;
   }
   if (prices.empty()) return {};
@@ -232,17 +232,20 @@ std::string pricing_section(const fs::path& root) {
       timed += length == 1 ? fmt::format("{}{} ({:.3g} s)", timed.empty() ? "" : "; ", t.value("key", "?"), t.value("seconds", 0.0))
                            : fmt::format("{}{} ({:.3g} s × {:g})", timed.empty() ? "" : "; ", t.value("key", "?"), t.value("seconds", 0.0), length);
     if (p.contains("timed_flags")) timed += fmt::format(", timed with `{}`", p.value("timed_flags", ""));
-    rows += fmt::format("| {} | {} | {} | {:.3g} ({:.2f}×) | {:.3g} | {:.3g} h | {:.0f} MiB | {} | {} |\n", name, p.value("items", 0), timed,
-                        p.value("seconds_per_cost", 0.0), p.value("rate_spread", 1.0), p.value("core_hours", 0.0),
-                        p.value("longest_item_hours", 0.0), p.value("peak_rss_mib", 0.0),
-                        p.value("gpu_path", false) ? "`--device cuda` path; GPU-hours not measured" : "CPU only",
+    const bool gpu = p.contains("gpu_hours") && p["gpu_hours"].is_number();  // priced on a GPU: GPU-hours, one GPU per rank
+    const std::string hours = gpu ? "—" : fmt::format("{:.3g}", p.value("core_hours", 0.0));
+    const double longest = gpu ? p.value("longest_item_gpu_hours", 0.0) : p.value("longest_item_hours", 0.0);
+    const std::string gpu_column = gpu ? fmt::format("{:.3g} GPU-hours on {}", p.value("gpu_hours", 0.0), p.value("gpu", "a GPU"))
+                                   : p.value("gpu_path", false) ? "`--device cuda` path; GPU-hours not priced yet" : "CPU only";
+    rows += fmt::format("| {} | {} | {} | {:.3g} ({:.2f}×) | {} | {:.3g} h | {:.0f} MiB | {} | {} |\n", name, p.value("items", 0), timed,
+                        p.value("seconds_per_cost", 0.0), p.value("rate_spread", 1.0), hours, longest, p.value("peak_rss_mib", 0.0), gpu_column,
                         "`" + p.value("sbatch", "") + "`" + (p.contains("warning") ? " — **" + p.value("warning", "") + "**" : ""));
   }
   return "### What does not fit here: the cluster job and its price\n\nEach row times real items of the paper-scale grid on this "
          "machine (`--price-items`: the cheapest, then up to the median cost, one at a time on serial BLAS) and projects the whole "
          "grid through the sweep's cost model (where a paper-scale item takes hours, a slice of it is timed, e.g. one epoch of "
          "100, and its seconds multiplied: \"× 100\"); the spread of seconds per unit of cost across the timed items shows how far to trust "
-         "it. Memory is the timing process's peak, i.e. per rank. GPU-hours are not measured.\n\n| analysis | items | timed "
+         "it. Memory is the timing process's peak, i.e. per rank. A row priced on a GPU (`--device cuda`, `<name>@gpu`) counts GPU-hours, one GPU per rank.\n\n| analysis | items | timed "
          "items | seconds per unit of cost (spread) | core-hours | longest item | memory per rank | GPU | sbatch |\n"
          "|---|---|---|---|---|---|---|---|---|\n" + rows + "\n";
 }
@@ -270,7 +273,7 @@ int main(int argc, char** argv) {
     for (const auto& entry : fs::directory_iterator(root / "at-scale" / "pricing")) {
       std::ifstream in(entry.path() / "price.json");
       json p = json::parse(in, nullptr, false);
-      if (in && !p.is_discarded()) prices[entry.path().filename().string()] = p;
+      if (in && !p.is_discarded() && p.value("core_hours", json()).is_number()) prices[entry.path().filename().string()] = p;  // the CPU job
     }
   std::map<std::string, std::map<std::string, json>> by_paper;  // paper → analysis (folder) → result
   for (const auto& [name, r] : results) by_paper[r.value("paper", "?")][name] = r;

@@ -377,7 +377,7 @@ std::vector<Record> Analysis::sweep(const Sweep& s) {
         for (const std::string& v : opt->results()) flags += " " + v;
       }
       PriceRequest request{.samples = price->as<std::size_t>(), .analysis = info_.name, .flags = flags, .length_factor = 1, .timed_flags = {},
-                           .gpu_path = info_.gpu_path};
+                           .gpu_path = info_.gpu_path, .gpu = common.device == Device::cuda ? cuda::device_name() : std::string()};
       if (const CLI::Option* length = app_->get_option("--price-length"); length->count() > 0) request.length_factor = length->as<double>();
       if (const CLI::Option* real = app_->get_option("--price-flags"); real->count() > 0) {
         request.timed_flags = flags;
@@ -389,10 +389,12 @@ std::vector<Record> Analysis::sweep(const Sweep& s) {
       const fs::path out = normalise_out(common.out);
       fs::create_directories(out);
       write_file_atomic(out / "price.json", p.dump(2) + "\n");
-      fmt::print("{}: {} items, {:.3g} core-hours projected ({} timed; seconds per unit of cost spread {:.2f}×), longest item "
+      const bool gpu_hours = !p["gpu_hours"].is_null();
+      fmt::print("{}: {} items, {:.3g} {}-hours projected ({} timed; seconds per unit of cost spread {:.2f}×), longest item "
                  "{:.3g} h, peak memory {:.0f} MiB; {}\n",
-                 info_.name, p["items"].get<std::size_t>(), p["core_hours"].get<double>(), p["samples"].size(), p["rate_spread"].get<double>(),
-                 p["longest_item_hours"].get<double>(), p["peak_rss_mib"].get<double>(), p["sbatch"].get<std::string>());
+                 info_.name, p["items"].get<std::size_t>(), p[gpu_hours ? "gpu_hours" : "core_hours"].get<double>(), gpu_hours ? "GPU" : "core",
+                 p["samples"].size(), p["rate_spread"].get<double>(), p[gpu_hours ? "longest_item_gpu_hours" : "longest_item_hours"].get<double>(),
+                 p["peak_rss_mib"].get<double>(), p["sbatch"].get<std::string>());
     }
     throw ItemsListed{};
   }

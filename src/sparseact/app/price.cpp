@@ -21,6 +21,7 @@ namespace {
 constexpr int kCoresPerNode = 16;       // examples/slurm/sweep.sbatch: --ntasks-per-node=16
 constexpr double kTargetWallHours = 2;  // spread the grid so the job takes about this long
 constexpr double kQueueLimitHours = 48; // a common partition's wall-time limit: an item longer than this cannot run as one
+constexpr int kGpusPerNode = 4;         // a common GPU node: one rank per GPU
 
 std::string hours_minutes(double hours) {
   const long minutes = std::max(10L, static_cast<long>(std::ceil(hours * 60)));
@@ -62,11 +63,13 @@ nlohmann::json price_sweep(const Sweep& sweep, const PriceRequest& request) {
   const double peak_mib = double(usage.ru_maxrss) / 1024.0;  // Linux: kilobytes
   const double total = std::accumulate(cost.begin(), cost.end(), 0.0), largest = *std::max_element(cost.begin(), cost.end());
   const double rate = rates.empty() ? 0.0 : stats::median(rates);
-  const double core_hours = total * rate / 3600, longest = largest * rate / 3600;
+  const double core_hours = total * rate / 3600, longest = largest * rate / 3600;  // GPU-hours when the items ran on a GPU
+  const bool on_gpu = !request.gpu.empty();
+  const std::size_t per_node = on_gpu ? kGpusPerNode : kCoresPerNode;
   // Ranks: enough for about kTargetWallHours, whole nodes, no more than one per item.
   const std::size_t wanted = static_cast<std::size_t>(std::ceil(core_hours / kTargetWallHours));
-  const std::size_t ranks = std::min(count, std::max<std::size_t>(kCoresPerNode, (wanted + kCoresPerNode - 1) / kCoresPerNode * kCoresPerNode));
-  const std::size_t nodes = (ranks + kCoresPerNode - 1) / kCoresPerNode;
+  const std::size_t ranks = std::min(count, std::max<std::size_t>(per_node, (wanted + per_node - 1) / per_node * per_node));
+  const std::size_t nodes = (ranks + per_node - 1) / per_node;
   const double wall = 1.25 * std::max(longest, core_hours / double(ranks));  // a quarter's margin for the cost model
   const std::string& analysis = request.analysis;
   nlohmann::json out = {{"analysis", analysis},
@@ -82,25 +85,33 @@ nlohmann::json price_sweep(const Sweep& sweep, const PriceRequest& request) {
                         {"ranks", ranks},
                         {"nodes", nodes},
                         {"wall_hours", wall},
-                        {"sbatch", fmt::format("ANALYSIS={} sbatch --nodes={} --time={} examples/slurm/sweep.sbatch{}", analysis, nodes,
+                        {"sbatch", fmt::format("ANALYSIS={} sbatch --nodes={}{} --time={} examples/slurm/sweep.sbatch{}", analysis, nodes,
+                                               on_gpu ? fmt::format(" --ntasks-per-node={} --gpus-per-task=1", kGpusPerNode) : std::string(),
                                                hours_minutes(wall), request.flags)},
-                        {"gpu_hours", nullptr},
+                        {"gpu_hours", on_gpu ? nlohmann::json(core_hours) : nlohmann::json(nullptr)},
                         {"gpu_path", request.gpu_path},
                         {"length_factor", request.length_factor}};
-  // An item runs on one core and cannot be split across ranks: past a queue's limit, no node count helps.
+  if (on_gpu) {
+    out["core_hours"] = nullptr;
+    out["longest_item_hours"] = nullptr;
+    out["longest_item_gpu_hours"] = longest;
+    out["gpu"] = request.gpu;
+  }
+  // An item runs on one core (one GPU) and cannot be split across ranks: past a queue's limit, no node count helps.
   if (longest > kQueueLimitHours)
-    out["warning"] = fmt::format("the longest item alone takes {:.0f} core-hours on one core, past a typical {:g}-hour queue limit: "
-                                 "no number of ranks shortens it (items are not split); it needs faster cores or another code path",
-                                 longest, kQueueLimitHours);
+    out["warning"] = fmt::format("the longest item alone takes {:.0f} {}-hours on one {}, past a typical {:g}-hour queue limit: "
+                                 "no number of ranks shortens it (items are not split); it needs faster {} or another code path",
+                                 longest, on_gpu ? "GPU" : "core", on_gpu ? "GPU" : "core", kQueueLimitHours, on_gpu ? "GPUs" : "cores");
   // One note: where the seconds come from, and whether GPU nodes are an option.
-  std::string note = "measured on this machine's cores, one item at a time on serial BLAS";
+  std::string note = on_gpu ? "measured on " + request.gpu + ", one item at a time (one GPU per rank)"
+                            : "measured on this machine's cores, one item at a time on serial BLAS";
   if (request.length_factor != 1 || !request.timed_flags.empty()) {
     out["timed_flags"] = request.timed_flags;
     note += fmt::format(", on items 1/{:g} of the real length (timed with{}), their seconds × {:g}", request.length_factor,
                         request.timed_flags.empty() ? " the same flags" : request.timed_flags, request.length_factor);
   }
-  note += "; GPU-hours are not measured";
-  if (request.gpu_path) note += "; a --device cuda path exists, so the job can also run on GPU nodes (one GPU per rank)";
+  if (!on_gpu && request.gpu_path) note += "; a --device cuda path exists: price it on a GPU machine with --device cuda";
+  else if (!on_gpu) note += "; GPU-hours are not measured (no --device cuda path)";
   out["note"] = note;
   return out;
 }

@@ -24,6 +24,11 @@
 // the sbatch line; price.json keeps the flags the items were timed with (`timed_flags`) and each
 // sample's measured seconds beside its projected ones. Memory is not scaled: a longer run holds the
 // same model.
+//
+// With --device cuda on a GPU machine the items run on the GPU, one at a time (one GPU per rank), and the
+// projection is in GPU-hours (`gpu_hours`, `longest_item_gpu_hours`, `gpu` naming the card; `core_hours` is
+// null) with an sbatch line for kGpusPerNode GPUs a node. A CPU and a GPU price of one grid sit side by side as
+// at-scale/pricing/<name>/ and <name>@gpu/.
 #include <cstddef>
 #include <string>
 
@@ -39,7 +44,8 @@ struct PriceRequest {
   std::string flags;           // the real job's flags for the sbatch line (" --name value ...")
   double length_factor = 1;    // the timed items are 1/length_factor of the real ones
   std::string timed_flags;     // the flags the items were timed with, where they differ from `flags`
-  bool gpu_path = false;       // the analysis has a --device cuda path (its GPU-hours are not measured here)
+  bool gpu_path = false;       // the analysis has a --device cuda path
+  std::string gpu;             // the GPU the items ran on (--device cuda): the hours are GPU-hours, one GPU per rank
 };
 
 /// Times `request.samples` items of `sweep` (the cheapest, then evenly up to the median cost) and
