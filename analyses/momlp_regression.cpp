@@ -55,7 +55,8 @@ Evidence log_ratio(const std::vector<double>& other, const std::vector<double>& 
 int main(int argc, char** argv) {
   Analysis analysis({.name = "momlp_regression", .paper = "003", .claims = {"§6.1", "Table 4", "Algorithm 2", "App. D.3"},
                      .description = "MoMLP (Algorithm 2) vs its width-w√K baseline and the width-w MLP on fBm, Ackley and Rastrigin "
-                                    "(Table 4), with a K sweep and a Hurst sweep; one work item per trained model"});
+                                    "(Table 4), with a K sweep and a Hurst sweep; one work item per trained model",
+                     .gpu_path = true});
   auto& app = analysis.app();
   std::string targets_text = "fbm,ackley2,ackley3,rastrigin2,rastrigin3", ks_text, hurst_sweep_text, budget_text = "steps";
   int K = 4, width = 0, layers = 3, runs = 0, epochs = 0, stage1 = 0, batch = 64, s1 = 0, s2 = 0, s3 = 0;
@@ -96,7 +97,8 @@ int main(int argc, char** argv) {
     std::sort(ks.begin(), ks.end());
     const auto side = [&](Target t) { return dimension(t) == 1 ? s1 : dimension(t) == 2 ? s2 : s3; };
     const MomlpSettings settings{.K = K, .width = width, .hidden_layers = layers, .stage1_epochs = stage1, .epochs = epochs, .batch = batch,
-                                 .lr = lr, .sigma = sigma, .budget = budget_text == "steps" ? Budget::steps : Budget::epochs};
+                                 .lr = lr, .sigma = sigma, .budget = budget_text == "steps" ? Budget::steps : Budget::epochs,
+                                 .device = a.common.device};  // cuda: stage 3 and the baselines on the GPU (stage 1 on the CPU)
 
     // --- Run: one item per trained model -----------------------------------------------------------------
     std::vector<Item> items;

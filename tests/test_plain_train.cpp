@@ -15,7 +15,9 @@
 #include <sparseact/cuda/plain_train.hpp>
 #include <sparseact/cuda/standin.hpp>
 #include <sparseact/nn/loss.hpp>
+#include <sparseact/moe/momlp.hpp>
 #include <sparseact/nn/optim.hpp>
+#include <sparseact/nn/prelu_mlp.hpp>
 #include <sparseact/nn/train.hpp>
 #include <sparseact/routing/mask_policy.hpp>
 
@@ -144,7 +146,116 @@ void hvp_matches_differences() {
   }
 }
 
+/// Paper 003's PReLU nets (per-neuron and shared γ) with MSE and cross-entropy, and Adam, against nn::prelu_gradient,
+/// nn::loss_value and nn::train with nn::AdamW (weight decay 0).
+void prelu_session_matches_cpu() {
+  nn::Dataset data = toy_data(40, 6, 3, 7);
+  data.y.resize(2, data.size());
+  Rng rng(kSeed, 8);
+  for (auto& v : data.y.reshaped()) v = rng.normal();
+  for (bool shared : {false, true})
+    for (bool mse : {true, false}) {
+      CAPTURE(shared, mse);
+      const nn::PreluMlp net{{6, 9, 7, mse ? 2 : 3}, shared};
+      Eigen::VectorXd theta0 = nn::init_prelu_mlp(net, kSeed, 2);
+      for (Eigen::Index i = 0; i < theta0.size(); ++i) theta0(i) += 0.01 * double(i % 5);  // γ away from 0.25, unequal
+      nn::Dataset d = data;
+      if (mse) d.labels.clear();
+      else d.y.resize(0, 0);
+      const cuda::PlainTrainSpec spec{.widths = net.widths, .activation = cuda::kPrelu, .biases = true, .shared_gamma = shared,
+                                      .loss = mse ? cuda::PlainLoss::mse : cuda::PlainLoss::cross_entropy};
+      cuda::PlainTrainer gpu(spec, theta0, d.x, d.labels, d.y);
+      const std::vector<Eigen::Index> idx = first(20);
+      nn::Batch batch;
+      batch.x = d.x(Eigen::all, idx);
+      if (mse) batch.y = d.y(Eigen::all, idx);
+      else
+        for (Eigen::Index i : idx) batch.labels.push_back(d.labels[std::size_t(i)]);
+      const nn::PreluForward fwd = nn::prelu_forward(net, theta0, batch.x);
+      Eigen::MatrixXd dF;
+      const double L_cpu = nn::loss_value(mse ? nn::LossKind::mse : nn::LossKind::cross_entropy, fwd.z.back(), batch, &dF);
+      Eigen::VectorXd g_gpu;
+      CHECK(std::abs(gpu.gradient(idx, g_gpu) - L_cpu) <= 1e-12 * L_cpu);
+      const Eigen::VectorXd g_cpu = nn::prelu_gradient(net, theta0, fwd, dF);
+      REQUIRE(g_gpu.size() == g_cpu.size());
+      CHECK(relative(g_gpu, g_cpu) <= 1e-12);
+      CHECK(relative(gpu.logits(d.x.leftCols(5)), nn::prelu_forward(net, theta0, d.x.leftCols(5)).z.back()) <= 1e-12);
+      CHECK_THROWS_AS(gpu.hvp(idx, g_cpu), std::invalid_argument);  // no R-operator for PReLU
+      // Six Adam steps, as moe::fit takes them.
+      nn::PreluModel model(net);
+      nn::BatchStream s_cpu(d, 8, kSeed, 5), s_gpu(d, 8, kSeed, 5);
+      nn::AdamW adam;
+      adam.lr = 1e-2, adam.weight_decay = 0;
+      Eigen::VectorXd theta = theta0;
+      std::vector<double> losses;
+      nn::train(model, theta, adam, nn::constant_schedule(1e-2), s_cpu, {.steps = 6, .loss = mse ? nn::LossKind::mse : nn::LossKind::cross_entropy},
+                [&](const nn::TrainStep& st) { losses.push_back(st.loss); });
+      for (int t = 0; t < 6; ++t) CHECK(std::abs(gpu.adam_step(s_gpu.next().index, 1e-2) - losses[std::size_t(t)]) <= 1e-12 * losses[std::size_t(t)]);
+      CHECK(relative(gpu.theta(), theta) <= 1e-12);
+    }
+}
+
+/// H v of an MSE net against central differences of nn::plain_gradient.
+void mse_hvp_matches_differences() {
+  nn::Dataset data = toy_data(25, 5, 2, 9);
+  data.labels.clear();
+  data.y.resize(2, data.size());
+  Rng rng(kSeed, 10);
+  for (auto& v : data.y.reshaped()) v = rng.normal();
+  const nn::PlainMlp net{{5, 8, 2}, nn::PlainActivation::tanh, true};
+  const Eigen::VectorXd theta = nn::init_plain_mlp(net, kSeed, 3);
+  cuda::PlainTrainer gpu({.widths = net.widths, .activation = 1, .loss = cuda::PlainLoss::mse}, theta, data.x, {}, data.y);
+  const std::vector<Eigen::Index> idx = first(25);
+  nn::Batch batch;
+  batch.x = data.x(Eigen::all, idx), batch.y = data.y(Eigen::all, idx);
+  const auto grad_at = [&](const Eigen::VectorXd& t) {
+    const nn::PlainForward fwd = nn::plain_forward(net, t, batch.x);
+    Eigen::MatrixXd dF;
+    nn::loss_value(nn::LossKind::mse, fwd.a.back(), batch, &dF);
+    return nn::plain_gradient(net, t, fwd, dF);
+  };
+  Eigen::VectorXd v(theta.size());
+  for (auto& x : v) x = rng.normal();
+  const double h = 1e-5;
+  CHECK(relative(gpu.hvp(idx, v), (grad_at(theta + h * v) - grad_at(theta - h * v)) / (2 * h)) <= 1e-6);
+}
+
 }  // namespace
+
+TEST_CASE("GPU training session on the CPU stand-in: PReLU nets, MSE and Adam equal nn::prelu_gradient and nn::AdamW", "[standin][plain_train]") {
+  cuda::use_standin(cuda::Standin::exact);
+  prelu_session_matches_cpu();
+  mse_hvp_matches_differences();
+  cuda::use_standin(cuda::Standin::off);
+}
+
+TEST_CASE("moe::fit and the MoMLP on the GPU path: the twin agrees on the stand-in and catches a wrong step size", "[standin][plain_train]") {
+  nn::Dataset train = toy_data(120, 2, 2, 11);
+  train.labels.clear();
+  train.y = (train.x.row(0).array().sin() + 0.5 * train.x.row(1).array()).matrix();
+  for (cuda::Standin mode : {cuda::Standin::exact, cuda::Standin::fault}) {
+    cuda::use_standin(mode);
+    twin::reset();
+    const moe::MomlpSettings s{.K = 2, .width = 8, .hidden_layers = 2, .stage1_epochs = 1, .epochs = 2, .batch = 16, .lr = 1e-3, .device = Device::cuda};
+    const moe::Momlp gpu = moe::train_momlp(train, s, 3, 4);
+    const std::vector<twin::Agreement> log = twin::recorded();
+    REQUIRE(log.size() == 1);  // once per process and path
+    CHECK(log[0].path == "moe.fit");
+    CHECK(log[0].agrees() == (mode == cuda::Standin::exact));
+    if (mode == cuda::Standin::exact) {  // the CPU's MoMLP: the same experts to rounding
+      moe::MomlpSettings on_cpu = s;
+      on_cpu.device = Device::cpu;
+      const moe::Momlp cpu = moe::train_momlp(train, on_cpu, 3, 4);
+      REQUIRE(cpu.experts.size() == gpu.experts.size());
+      for (std::size_t k = 0; k < cpu.experts.size(); ++k) CHECK(relative(gpu.experts[k].theta, cpu.experts[k].theta) <= 1e-10);
+      const moe::PreluNet base_gpu = moe::train_prelu_mlp(train, 8, 2, 2, 16, 1e-3, 0.25, false, 3, 5, Device::cuda);
+      const moe::PreluNet base_cpu = moe::train_prelu_mlp(train, 8, 2, 2, 16, 1e-3, 0.25, false, 3, 5);
+      CHECK(relative(base_gpu.theta, base_cpu.theta) <= 1e-10);
+    }
+  }
+  twin::reset();
+  cuda::use_standin(cuda::Standin::off);
+}
 
 TEST_CASE("GPU training session on the CPU stand-in: loss, gradient, logits and SGD equal the CPU's MaskedMlp", "[standin][plain_train]") {
   cuda::use_standin(cuda::Standin::exact);
@@ -222,4 +333,6 @@ TEST_CASE("GPU training session on the GPU: the same as the CPU", "[cuda][plain_
   session_matches_cpu(nn::PlainActivation::relu);
   session_matches_cpu(nn::PlainActivation::tanh);
   hvp_matches_differences();
+  prelu_session_matches_cpu();
+  mse_hvp_matches_differences();
 }

@@ -57,6 +57,7 @@ analyses=(
   "comet_overlap"
   "checkpoint_spectra"
   "comet_train --widths 1000 --sparsity 0.5 --models standard,smaller,topk,comet,dropout --seeds 2 --epochs 1"
+  "momlp_regression --targets fbm --runs 2 --K-sweep 4 --hurst-sweep 0.5 --width 64"
 )
 if [ "${SPARSEACT_GPU_QUICK:-0}" = 1 ]; then  # seconds-long runs: the script's own test on the CPU stand-in
   analyses=(
@@ -67,6 +68,7 @@ if [ "${SPARSEACT_GPU_QUICK:-0}" = 1 ]; then  # seconds-long runs: the script's 
     "comet_overlap --scale quick --pairs 20 --nets 2 --depth 3 --width 64 --pk 0.1,0.5,1 --resamples 200"
     "checkpoint_spectra --synthetic-blocks 2 --synthetic-d 32 --esd-figures 2"
     "comet_train --scale quick --widths 16 --sparsity 0.5 --models standard,topk,comet,dropout --seeds 2 --epochs 1 --train 256 --test 64"
+    "momlp_regression --scale quick --targets fbm --runs 2 --K-sweep 2 --hurst-sweep 0.5 --width 8"
   )
 fi
 : > "$out/compare.jsonl"

@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <string>
 
 namespace sparseact::twin {
 
@@ -75,6 +76,17 @@ void settle() {
     a.cpu_s = timer.seconds();
     record(std::move(a));
   }
+}
+
+void record_losses(const std::string& path, const std::string& what, const std::vector<double>& cpu, const std::vector<double>& gpu,
+                   double cpu_seconds) {
+  double error = gpu.size() < cpu.size() ? std::nan("") : 0.0;
+  for (std::size_t t = 0; t < cpu.size() && !std::isnan(error); ++t) {
+    const double d = std::abs(gpu[t] - cpu[t]) / std::max(1.0, std::abs(cpu[t]));
+    error = std::isnan(d) ? d : std::max(error, d);
+  }
+  record({.path = path, .slice = what + ", the batch loss of the first " + std::to_string(cpu.size()) + " steps, relative to max(1, |L|)",
+          .rule = Rule::relative, .error = error, .tolerance = kTrainingLossTolerance, .cpu_s = cpu_seconds});
 }
 
 void record(Agreement a) {

@@ -65,6 +65,19 @@ void offer(std::string_view path, double cost, std::function<Agreement()> check)
 void settle();
 /// Adds a comparison to this process's log (thread-safe).
 void record(Agreement a);
+
+// Training twins. A GPU training run trains its first kTrainingSteps steps again on the CPU and compares
+// each step's batch loss. The devices are not bit-identical: cuBLAS sums in other orders than the CPU
+// (relative differences ~1e-15·√N per product), and a step multiplies a difference in θ by at most 1 + η‖H‖,
+// so over 8 steps at our learning rates (SGD 0.05, Adam 1e-4) the losses stay within 1e-12 relative; a
+// k-WTA decision could flip only on a tie within that rounding (for continuous inputs, probability ~1e-10
+// per column). The promise, 1e-9 relative to max(1, |L|), leaves three orders of magnitude.
+inline constexpr int kTrainingSteps = 8;
+inline constexpr double kTrainingLossTolerance = 1e-9;
+/// Records the training twin of `path`: max_t |gpu_t − cpu_t| / max(1, |cpu_t|) over the CPU's steps
+/// (NaN when a loss is NaN or the GPU ran fewer steps), against kTrainingLossTolerance.
+void record_losses(const std::string& path, const std::string& what, const std::vector<double>& cpu, const std::vector<double>& gpu,
+                   double cpu_seconds);
 /// This process's log, in the order the records were made.
 std::vector<Agreement> recorded();
 /// Empties the log and forgets which paths were due (tests, and a notebook running several analyses).

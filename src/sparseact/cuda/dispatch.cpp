@@ -115,8 +115,9 @@ Eigen::Matrix<std::uint64_t, Eigen::Dynamic, Eigen::Dynamic> lsh_sign_codes(cons
 
 CometGpuOutput comet_forward(const CometGpuNets& nets, const Eigen::MatrixXd& X0) { return kernels().comet_forward(nets, X0); }
 
-PlainTrainer::PlainTrainer(const PlainTrainSpec& spec, const Eigen::VectorXd& theta0, const Eigen::MatrixXd& X, const std::vector<int>& labels)
-    : api_(&kernels()), session_(api_->plain_open(spec, theta0, X, labels)) {}
+PlainTrainer::PlainTrainer(const PlainTrainSpec& spec, const Eigen::VectorXd& theta0, const Eigen::MatrixXd& X, const std::vector<int>& labels,
+                           const Eigen::MatrixXd& Y)
+    : api_(&kernels()), session_(api_->plain_open(spec, theta0, X, labels, Y)) {}
 PlainTrainer::~PlainTrainer() {
   if (session_) api_->plain_close(session_);
 }
@@ -130,9 +131,15 @@ PlainTrainer& PlainTrainer::operator=(PlainTrainer&& o) noexcept {
 }
 double PlainTrainer::sgd_step(const std::vector<Eigen::Index>& index, double lr) {
   if (!(lr > 0)) throw std::invalid_argument("cuda::PlainTrainer::sgd_step: the learning rate must be positive");
-  return api_->plain_step(session_, index, lr, nullptr);
+  return api_->plain_step(session_, index, PlainUpdate::sgd, lr, nullptr);
 }
-double PlainTrainer::gradient(const std::vector<Eigen::Index>& index, Eigen::VectorXd& grad) { return api_->plain_step(session_, index, 0.0, &grad); }
+double PlainTrainer::adam_step(const std::vector<Eigen::Index>& index, double lr) {
+  if (!(lr > 0)) throw std::invalid_argument("cuda::PlainTrainer::adam_step: the learning rate must be positive");
+  return api_->plain_step(session_, index, PlainUpdate::adam, lr, nullptr);
+}
+double PlainTrainer::gradient(const std::vector<Eigen::Index>& index, Eigen::VectorXd& grad) {
+  return api_->plain_step(session_, index, PlainUpdate::none, 0.0, &grad);
+}
 Eigen::VectorXd PlainTrainer::hvp(const std::vector<Eigen::Index>& index, const Eigen::VectorXd& v) { return api_->plain_hvp(session_, index, v); }
 Eigen::VectorXd PlainTrainer::hutchinson(const std::vector<Eigen::Index>& index, int probes, std::uint64_t seed) {
   return api_->plain_hutchinson(session_, index, probes, seed);

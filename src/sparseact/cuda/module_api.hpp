@@ -27,10 +27,11 @@ struct ModuleApi {
   Eigen::Matrix<std::uint64_t, Eigen::Dynamic, Eigen::Dynamic> (*lsh_sign_codes)(const Eigen::MatrixXd&, const Eigen::VectorXd&, int,
                                                                                   int, const Eigen::MatrixXd&);
   CometGpuOutput (*comet_forward)(const CometGpuNets&, const Eigen::MatrixXd&);
-  // cuda/plain_train.hpp: a session per training run; plain_step applies SGD when lr > 0 and downloads ∇L when grad is set.
-  PlainSession* (*plain_open)(const PlainTrainSpec&, const Eigen::VectorXd&, const Eigen::MatrixXd&, const std::vector<int>&);
+  // cuda/plain_train.hpp: a session per training run; plain_step applies the update and downloads ∇L when grad is set.
+  PlainSession* (*plain_open)(const PlainTrainSpec&, const Eigen::VectorXd&, const Eigen::MatrixXd&, const std::vector<int>&,
+                              const Eigen::MatrixXd&);
   void (*plain_close)(PlainSession*) noexcept;
-  double (*plain_step)(PlainSession*, const std::vector<Eigen::Index>&, double lr, Eigen::VectorXd* grad);
+  double (*plain_step)(PlainSession*, const std::vector<Eigen::Index>&, PlainUpdate, double lr, Eigen::VectorXd* grad);
   Eigen::VectorXd (*plain_hvp)(PlainSession*, const std::vector<Eigen::Index>&, const Eigen::VectorXd&);
   Eigen::VectorXd (*plain_hutchinson)(PlainSession*, const std::vector<Eigen::Index>&, int, std::uint64_t);
   Eigen::MatrixXd (*plain_logits)(PlainSession*, const Eigen::MatrixXd&);

@@ -117,6 +117,59 @@ __global__ void gate_forward_r(const double* a, const double* mask, const double
   const long long at = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (at < n) Rx[at] = mask[at] * derivative(f, a[at]) * Ra[at];
 }
+// σ_γ (paper 003 eq. (1)): x = a (a ≥ 0), γ_i a (a < 0); no masks (m = 1).
+__global__ void prelu_all(const double* a, const double* gamma, bool shared, int rows, long long n, double* x, double* mask) {
+  const long long at = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (at >= n) return;
+  const double g = gamma[shared ? 0 : at % rows];
+  x[at] = a[at] < 0 ? g * a[at] : a[at];
+  mask[at] = 1.0;
+}
+// One thread per row i: ∂L/∂γ_i (or row i's share of the shared γ, summed by sum_rows) = Σ_s back a [a < 0], in
+// column order as nn::prelu_gradient sums, then back gated by γ_i where a < 0.
+__global__ void prelu_backward(double* back, const double* a, const double* gamma, bool shared, int rows, long long cols, double* dgamma) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= rows) return;
+  const double g = gamma[shared ? 0 : i];
+  double sum = 0;
+  for (long long j = 0; j < cols; ++j) {
+    const long long at = j * rows + i;
+    if (a[at] < 0) sum += back[at] * a[at], back[at] *= g;
+  }
+  dgamma[i] = sum;
+}
+__global__ void sum_rows(const double* parts, int rows, double* out) {
+  if (blockIdx.x != 0 || threadIdx.x != 0) return;
+  double sum = 0;
+  for (int i = 0; i < rows; ++i) sum += parts[i];
+  *out = sum;
+}
+// One thread per column: loss_j = Σ_c (a − y)², G = 2(a − y)/(B N_L).
+__global__ void squared_error(const double* F, const double* Y, int outputs, long long cols, double* loss, double* G) {
+  const long long j = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (j >= cols) return;
+  const double scale = double(cols) * double(outputs);
+  double sum = 0;
+  for (int c = 0; c < outputs; ++c) {
+    const double d = F[j * outputs + c] - Y[j * outputs + c];
+    sum += d * d;
+    G[j * outputs + c] = 2 * d / scale;
+  }
+  loss[j] = sum;
+}
+__global__ void scale_copy(const double* in, long long n, double factor, double* out) {
+  const long long at = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (at < n) out[at] = factor * in[at];
+}
+// torch.optim.Adam (nn::AdamW with weight decay 0), operation for operation.
+__global__ void adam_update(double* theta, const double* g, double* m, double* v, long long n, double b1, double b2, double step_size,
+                            double bias2_sqrt, double eps) {
+  const long long at = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (at >= n) return;
+  m[at] = b1 * m[at] + (1 - b1) * g[at];
+  v[at] = b2 * v[at] + (1 - b2) * (g[at] * g[at]);
+  theta[at] -= step_size * m[at] / (sqrt(v[at]) / bias2_sqrt + eps);
+}
 __global__ void fill_rademacher(double* v, long long n, unsigned long long seed, unsigned long long probe) {
   const long long at = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (at < n) v[at] = rademacher(seed, probe, static_cast<unsigned long long>(at));
@@ -129,17 +182,20 @@ struct PlainSession {
   std::size_t L = 0;
   long long examples = 0;
   std::vector<long long> offset;  ///< θ offset of layer ℓ's W_ℓ (ℓ = 1 … L), then b_ℓ at offset + N_ℓ N_{ℓ−1}
+  std::vector<long long> gamma;   ///< θ offset of a PReLU hidden layer's γ_ℓ
   Blas blas;
   IntFlag nan_found;
-  Buffer theta, grad, X, ones, v, hv;
+  Buffer theta, grad, X, Y, ones, v, hv, adam_m, adam_v, gamma_parts;
+  long adam_t = 0;
   Ints<int> labels, batch_labels;
   Ints<long long> index;
   std::vector<Buffer> V;  ///< router weights, ℓ = 1 … L−1
   // Workspaces for `capacity` columns; layer ℓ at [ℓ] (x[0] the gathered inputs, a/m unused at 0).
   long long capacity = 0;
   std::vector<Buffer> x, a, m, c, z, Rx, Ra;
-  Buffer delta, back, Rdelta, Rback, pi, loss;
+  Buffer delta, back, Rdelta, Rback, pi, loss, batch_y;
 
+  bool prelu() const { return spec.activation == kPrelu; }
   int N(std::size_t l) const { return spec.widths[l]; }
   const double* W(std::size_t l) const { return theta.p + offset[l]; }
   const double* b(std::size_t l) const { return theta.p + offset[l] + static_cast<long long>(N(l)) * N(l - 1); }
@@ -157,6 +213,7 @@ struct PlainSession {
     for (int w : spec.widths) widest = std::max(widest, std::size_t(w));
     delta = Buffer(widest * cols), back = Buffer(widest * cols), Rdelta = Buffer(widest * cols), Rback = Buffer(widest * cols);
     pi = Buffer(std::size_t(N(L)) * cols), loss = Buffer(std::size_t(cols)), ones = Buffer(std::size_t(cols));
+    batch_y = Buffer(spec.loss == PlainLoss::mse ? std::size_t(N(L)) * cols : 0);
     std::vector<double> one(std::size_t(cols), 1.0);
     ones.upload(one.data());
     batch_labels = Ints<int>(std::size_t(cols)), index = Ints<long long>(std::size_t(cols));
@@ -184,6 +241,11 @@ struct PlainSession {
       if (spec.biases) add_row_bias(a[l].p, b(l), N(l), cols);
       if (l == L) break;
       const long long n = static_cast<long long>(N(l)) * cols;
+      if (prelu()) {  // no masks (check_session)
+        prelu_all<<<blocks_for(n), kThreads>>>(a[l].p, theta.p + gamma[l], spec.shared_gamma, N(l), n, x[l].p, m[l].p);
+        check(cudaGetLastError(), "prelu_all launch");
+        continue;
+      }
       switch (spec.masks) {
         case PlainMasks::none:
           activate_all<<<blocks_for(n), kThreads>>>(a[l].p, n, f, x[l].p, m[l].p);
@@ -217,20 +279,23 @@ struct PlainSession {
     std::vector<long long> host(idx.begin(), idx.end());
     index.upload(host.data(), host.size());
     gather_columns<<<blocks_for(static_cast<long long>(N(0)) * cols), kThreads>>>(X.p, index.p, N(0), cols, x[0].p);
-    gather_labels<<<blocks_for(cols), kThreads>>>(labels.p, index.p, cols, batch_labels.p);
+    if (spec.loss == PlainLoss::mse) gather_columns<<<blocks_for(static_cast<long long>(N(L)) * cols), kThreads>>>(Y.p, index.p, N(L), cols, batch_y.p);
+    else gather_labels<<<blocks_for(cols), kThreads>>>(labels.p, index.p, cols, batch_labels.p);
     check(cudaGetLastError(), "gather launch");
     return cols;
   }
 
-  /// Loss at θ on x[0]'s columns; G in delta, π in pi.
+  /// Loss at θ on x[0]'s columns; G in delta, π in pi (cross-entropy).
   double loss_and_G(long long cols) {
-    cross_entropy<<<blocks_for(cols), kThreads>>>(a[L].p, batch_labels.p, N(L), cols, loss.p, delta.p, pi.p);
-    check(cudaGetLastError(), "cross_entropy launch");
+    const bool mse = spec.loss == PlainLoss::mse;
+    if (mse) squared_error<<<blocks_for(cols), kThreads>>>(a[L].p, batch_y.p, N(L), cols, loss.p, delta.p);
+    else cross_entropy<<<blocks_for(cols), kThreads>>>(a[L].p, batch_labels.p, N(L), cols, loss.p, delta.p, pi.p);
+    check(cudaGetLastError(), "loss launch");
     std::vector<double> host(static_cast<std::size_t>(cols));
     loss.download(host.data(), host.size());
     double sum = 0;
     for (double l : host) sum += l;
-    return sum / double(cols);
+    return sum / (double(cols) * (mse ? double(N(L)) : 1.0));
   }
 
   /// ∇L into grad from δ_L = G in delta (the forward's workspaces intact). With R: H v into hv from R δ_L in
@@ -259,6 +324,15 @@ struct PlainSession {
         gemm(true, false, N(l - 1), int(cols), N(l), W(l), N(l), Rdelta.p, N(l), 1.0, Rback.p);           // + W_ℓᵀ R δ_ℓ
       }
       const long long n = static_cast<long long>(N(l - 1)) * cols;
+      if (prelu()) {  // the R pass is refused for PReLU nets (plain_hvp)
+        double* dgamma = out + gamma[l - 1];
+        prelu_backward<<<blocks_for(N(l - 1)), kThreads>>>(back.p, a[l - 1].p, theta.p + gamma[l - 1], spec.shared_gamma, N(l - 1), cols,
+                                                        spec.shared_gamma ? gamma_parts.p : dgamma);
+        if (spec.shared_gamma) sum_rows<<<1, 1>>>(gamma_parts.p, N(l - 1), dgamma);
+        check(cudaGetLastError(), "prelu_backward launch");
+        std::swap(delta, back);
+        continue;
+      }
       gate_backward<<<blocks_for(n), kThreads>>>(back.p, R ? Rback.p : nullptr, a[l - 1].p, Ra[l - 1].p, m[l - 1].p, n, f);
       check(cudaGetLastError(), "gate_backward launch");
       std::swap(delta, back);
@@ -279,43 +353,49 @@ struct PlainSession {
       check(cudaGetLastError(), "gate_forward_r launch");
     }
     loss_and_G(cols);  // δ_L = G and π again: backward consumed them
-    cross_entropy_r<<<blocks_for(cols), kThreads>>>(pi.p, Ra[L].p, N(L), cols, Rdelta.p);
-    check(cudaGetLastError(), "cross_entropy_r launch");
+    if (spec.loss == PlainLoss::mse) {
+      const long long n = static_cast<long long>(N(L)) * cols;
+      scale_copy<<<blocks_for(n), kThreads>>>(Ra[L].p, n, 2.0 / (double(cols) * double(N(L))), Rdelta.p);
+    } else {
+      cross_entropy_r<<<blocks_for(cols), kThreads>>>(pi.p, Ra[L].p, N(L), cols, Rdelta.p);
+    }
+    check(cudaGetLastError(), "loss R launch");
     backward(cols, true);
   }
 };
 
-PlainSession* plain_open(const PlainTrainSpec& spec, const Eigen::VectorXd& theta0, const Eigen::MatrixXd& X, const std::vector<int>& labels) {
+PlainSession* plain_open(const PlainTrainSpec& spec, const Eigen::VectorXd& theta0, const Eigen::MatrixXd& X, const std::vector<int>& labels,
+                         const Eigen::MatrixXd& Y) {
+  check_session(spec, X, labels, Y);
   const std::size_t L = spec.widths.size() - 1;
-  if (spec.widths.size() < 2) throw std::invalid_argument("cuda::PlainTrainer: need an input width and at least one layer");
-  for (int w : spec.widths)
-    if (w < 1) throw std::invalid_argument("cuda::PlainTrainer: every width must be at least 1");
-  const bool routed = spec.masks == PlainMasks::router || spec.masks == PlainMasks::layerwise;
-  if ((spec.masks != PlainMasks::none && spec.k.size() != L - 1) || (routed && spec.V.size() != L - 1))
-    throw std::invalid_argument("cuda::PlainTrainer: masks need k (and, routed, V) for every hidden layer");
-  if (X.rows() != spec.widths[0] || std::size_t(X.cols()) != labels.size() || X.cols() == 0)
-    throw std::invalid_argument("cuda::PlainTrainer: the training inputs and labels disagree");
-  for (int y : labels)
-    if (y < 0 || y >= spec.widths[L]) throw std::invalid_argument("cuda::PlainTrainer: a label outside [0, classes)");
   auto s = std::make_unique<PlainSession>();
   s->spec = spec, s->L = L, s->examples = X.cols();
-  s->offset.assign(L + 1, 0);
+  s->offset.assign(L + 1, 0), s->gamma.assign(L + 1, 0);
   long long at = 0;
+  int widest = 1;
   for (std::size_t l = 1; l <= L; ++l) {
     s->offset[l] = at;
     at += static_cast<long long>(spec.widths[l]) * spec.widths[l - 1] + (spec.biases ? spec.widths[l] : 0);
+    s->gamma[l] = at;
+    if (spec.activation == kPrelu && l < L) at += spec.shared_gamma ? 1 : spec.widths[l];
+    widest = std::max(widest, spec.widths[l]);
   }
   if (theta0.size() != at) throw std::invalid_argument("cuda::PlainTrainer: θ has the wrong size");
   s->theta = Buffer(std::size_t(at)), s->grad = Buffer(std::size_t(at)), s->v = Buffer(std::size_t(at)), s->hv = Buffer(std::size_t(at));
   s->theta.upload(theta0.data());
+  check(cudaMemset(s->grad.p, 0, sizeof(double) * std::size_t(at)), "cudaMemset");
+  s->gamma_parts = Buffer(std::size_t(widest));
   s->X = Buffer(std::size_t(X.size()));
   s->X.upload(X.data());
-  s->labels = Ints<int>(labels.size());
-  s->labels.upload(labels.data(), labels.size());
-  if (routed)
+  if (spec.loss == PlainLoss::mse) {
+    s->Y = Buffer(std::size_t(Y.size()));
+    s->Y.upload(Y.data());
+  } else {
+    s->labels = Ints<int>(labels.size());
+    s->labels.upload(labels.data(), labels.size());
+  }
+  if (spec.masks == PlainMasks::router || spec.masks == PlainMasks::layerwise)
     for (std::size_t l = 1; l < L; ++l) {
-      if (spec.V[l - 1].size() != std::size_t(spec.widths[l]) * spec.widths[l - 1])
-        throw std::invalid_argument("cuda::PlainTrainer: a router matrix has the wrong size");
       s->V.emplace_back(spec.V[l - 1].size());
       s->V.back().upload(spec.V[l - 1].data());
     }
@@ -324,7 +404,7 @@ PlainSession* plain_open(const PlainTrainSpec& spec, const Eigen::VectorXd& thet
 
 void plain_close(PlainSession* s) noexcept { delete s; }
 
-double plain_step(PlainSession* s, const std::vector<Eigen::Index>& idx, double lr, Eigen::VectorXd* grad) {
+double plain_step(PlainSession* s, const std::vector<Eigen::Index>& idx, PlainUpdate update, double lr, Eigen::VectorXd* grad) {
   const long long cols = s->gather(idx);
   s->forward(cols);
   const double L = s->loss_and_G(cols);
@@ -333,14 +413,27 @@ double plain_step(PlainSession* s, const std::vector<Eigen::Index>& idx, double 
     grad->resize(Eigen::Index(s->grad.n));
     s->grad.download(grad->data(), s->grad.n);
   }
-  if (lr > 0) {
+  const long long n = static_cast<long long>(s->theta.n);
+  if (update == PlainUpdate::sgd) {
     const double minus_lr = -lr;
-    check(cublasDaxpy(s->blas.h, int(s->theta.n), &minus_lr, s->grad.p, 1, s->theta.p, 1), "cublasDaxpy");
+    check(cublasDaxpy(s->blas.h, int(n), &minus_lr, s->grad.p, 1, s->theta.p, 1), "cublasDaxpy");
+  } else if (update == PlainUpdate::adam) {
+    if (s->adam_t == 0) {
+      s->adam_m = Buffer(std::size_t(n)), s->adam_v = Buffer(std::size_t(n));
+      check(cudaMemset(s->adam_m.p, 0, sizeof(double) * std::size_t(n)), "cudaMemset");
+      check(cudaMemset(s->adam_v.p, 0, sizeof(double) * std::size_t(n)), "cudaMemset");
+    }
+    const long t = ++s->adam_t;
+    const double b1 = s->spec.adam_beta1, b2 = s->spec.adam_beta2;
+    adam_update<<<blocks_for(n), kThreads>>>(s->theta.p, s->grad.p, s->adam_m.p, s->adam_v.p, n, b1, b2, lr / (1 - std::pow(b1, double(t))),
+                                             std::sqrt(1 - std::pow(b2, double(t))), s->spec.adam_eps);
+    check(cudaGetLastError(), "adam_update launch");
   }
   return L;
 }
 
 Eigen::VectorXd plain_hvp(PlainSession* s, const std::vector<Eigen::Index>& idx, const Eigen::VectorXd& v) {
+  if (s->prelu()) throw std::invalid_argument("cuda::PlainTrainer::hvp: no R-operator for PReLU nets");
   if (std::size_t(v.size()) != s->theta.n) throw std::invalid_argument("cuda::PlainTrainer::hvp: v has the wrong size");
   const long long cols = s->gather(idx);
   s->forward(cols);
@@ -353,6 +446,7 @@ Eigen::VectorXd plain_hvp(PlainSession* s, const std::vector<Eigen::Index>& idx,
 
 Eigen::VectorXd plain_hutchinson(PlainSession* s, const std::vector<Eigen::Index>& idx, int probes, std::uint64_t seed) {
   if (probes < 1) throw std::invalid_argument("cuda::PlainTrainer::hutchinson: need at least one probe");
+  if (s->prelu()) throw std::invalid_argument("cuda::PlainTrainer::hutchinson: no R-operator for PReLU nets");
   const long long cols = s->gather(idx);
   s->forward(cols);
   Eigen::VectorXd out(probes);

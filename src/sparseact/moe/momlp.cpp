@@ -5,8 +5,13 @@
 #include <limits>
 #include <stdexcept>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <sparseact/core/errors.hpp>
 #include <sparseact/core/rng.hpp>
+#include <sparseact/core/twin.hpp>
+#include <sparseact/cuda/plain_train.hpp>
 #include <sparseact/moe/voronoi.hpp>
 #include <sparseact/nn/train.hpp>
 
@@ -133,6 +138,41 @@ double adam_steps(Model& model, Eigen::VectorXd& theta, const nn::Dataset& data,
   return nn::train(model, theta, adam, nn::constant_schedule(lr), batches, {.steps = steps, .loss = loss_of(data)});
 }
 
+/// adam_steps for a PReLU net on the GPU: the same batches (nn::BatchStream on the CPU, indices uploaded), Adam
+/// on the card; the first steps again on the CPU as the training twin.
+double adam_steps_on_gpu(PreluNet& f, const nn::Dataset& data, long steps, int batch, double lr, std::uint64_t seed, std::uint64_t stream) {
+  const Eigen::Index N = data.size();
+  if (N == 0 || steps <= 0) return std::numeric_limits<double>::quiet_NaN();
+  const bool mse = data.y.size() != 0;
+  const cuda::PlainTrainSpec spec{.widths = f.net.widths, .activation = cuda::kPrelu, .biases = true, .shared_gamma = f.net.shared_gamma,
+                                  .loss = mse ? cuda::PlainLoss::mse : cuda::PlainLoss::cross_entropy};
+  std::vector<double> cpu_losses, gpu_losses;
+  double twin_seconds = 0;
+  const bool twin = twin::due("moe.fit");
+  if (twin) {
+    const twin::Timer timer;
+    nn::PreluModel model(f.net);
+    Eigen::VectorXd theta = f.theta;
+    nn::BatchStream batches(data, std::min<Eigen::Index>(batch, N), seed, stream);
+    nn::AdamW adam;
+    adam.lr = lr, adam.weight_decay = 0;
+    nn::train(model, theta, adam, nn::constant_schedule(lr), batches,
+              {.steps = std::min<long>(steps, twin::kTrainingSteps), .loss = loss_of(data)},
+              [&](const nn::TrainStep& st) { cpu_losses.push_back(st.loss); });
+    twin_seconds = timer.seconds();
+  }
+  cuda::PlainTrainer gpu(spec, f.theta, data.x, data.labels, data.y);
+  nn::BatchStream batches(data, std::min<Eigen::Index>(batch, N), seed, stream);
+  double L = std::numeric_limits<double>::quiet_NaN();
+  for (long t = 0; t < steps; ++t) {
+    L = gpu.adam_step(batches.next().index, lr);
+    if (twin && gpu_losses.size() < cpu_losses.size()) gpu_losses.push_back(L);
+  }
+  f.theta = gpu.theta();
+  if (twin) twin::record_losses("moe.fit", fmt::format("PReLU MLP {} on {} points, Adam", fmt::join(f.net.widths, "–"), N), cpu_losses, gpu_losses, twin_seconds);
+  return L;
+}
+
 nn::Dataset subset(const nn::Dataset& d, const std::vector<Eigen::Index>& cells, Eigen::Index k) {
   std::vector<Eigen::Index> idx;
   for (std::size_t i = 0; i < cells.size(); ++i)
@@ -147,7 +187,8 @@ nn::Dataset subset(const nn::Dataset& d, const std::vector<Eigen::Index>& cells,
 
 }  // namespace
 
-double fit(PreluNet& f, const nn::Dataset& data, int epochs, int batch, double lr, std::uint64_t seed, std::uint64_t stream) {
+double fit(PreluNet& f, const nn::Dataset& data, int epochs, int batch, double lr, std::uint64_t seed, std::uint64_t stream, Device device) {
+  if (device == Device::cuda) return adam_steps_on_gpu(f, data, steps_of(data.size(), epochs, batch), batch, lr, seed, stream);
   nn::PreluModel model(f.net);
   return adam_steps(model, f.theta, data, steps_of(data.size(), epochs, batch), batch, lr, seed, stream);
 }
@@ -169,9 +210,13 @@ Momlp train_momlp(const nn::Dataset& train, const MomlpSettings& s, std::uint64_
     PreluNet f = deepen({stage1.expert(), stage1.expert_theta(theta, k)}, s.hidden_layers - 1, s.sigma, seed, stream_id(stream, 100 + k));
     const nn::Dataset cell = subset(train, cells, k);
     out.cell_sizes.push_back(cell.size());
-    nn::PreluModel model(f.net);
     const long steps = s.budget == Budget::epochs ? steps_of(cell.size(), s.epochs, s.batch) : steps_of(train.size(), s.epochs, s.batch);
-    adam_steps(model, f.theta, cell, steps, s.batch, s.lr, seed, stream_id(stream, 200 + k));
+    if (s.device == Device::cuda) {
+      adam_steps_on_gpu(f, cell, steps, s.batch, s.lr, seed, stream_id(stream, 200 + k));
+    } else {
+      nn::PreluModel model(f.net);
+      adam_steps(model, f.theta, cell, steps, s.batch, s.lr, seed, stream_id(stream, 200 + k));
+    }
     out.experts.push_back(std::move(f));
   }
   return out;
@@ -200,14 +245,14 @@ Eigen::MatrixXd predict(const Momlp& m, const Eigen::MatrixXd& X) {
 }
 
 PreluNet train_prelu_mlp(const nn::Dataset& train, int width, int hidden_layers, int epochs, int batch, double lr, double gamma0,
-                         bool shared_gamma, std::uint64_t seed, std::uint64_t stream) {
+                         bool shared_gamma, std::uint64_t seed, std::uint64_t stream, Device device) {
   if (width < 1 || hidden_layers < 1 || batch < 1 || epochs < 0 || !(lr > 0)) throw InputError("PReLU MLP: need width, layers, batch ≥ 1, epochs ≥ 0, lr > 0");
   const int n = int(train.x.rows()), m = output_dim(train);
   PreluNet f;
   f.net.widths.assign(std::size_t(hidden_layers) + 2, width);
   f.net.widths.front() = n, f.net.widths.back() = m, f.net.shared_gamma = shared_gamma;
   f.theta = nn::init_prelu_mlp(f.net, seed, stream_id(stream, 1), gamma0);
-  fit(f, train, epochs, batch, lr, seed, stream_id(stream, 2));
+  fit(f, train, epochs, batch, lr, seed, stream_id(stream, 2), device);
   return f;
 }
 

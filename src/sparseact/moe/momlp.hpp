@@ -20,6 +20,7 @@
 
 #include <Eigen/Core>
 
+#include <sparseact/core/device.hpp>
 #include <sparseact/nn/data.hpp>
 #include <sparseact/nn/prelu_mlp.hpp>
 
@@ -80,6 +81,10 @@ struct MomlpSettings {
   double gamma0 = 0.25;     ///< PReLU's initial γ (PyTorch's)
   bool shared_gamma = false;
   Budget budget = Budget::epochs;
+  /// cuda: stage 3 (each expert on its cell) and the baselines train on the GPU (cuda/plain_train.hpp: θ and the
+  /// cell on the card, Adam there), each run's first steps again on the CPU (core/twin.hpp's training twin).
+  /// Stage 1's soft-prototype model stays on the CPU.
+  Device device = Device::cpu;
 };
 
 struct Momlp {
@@ -104,11 +109,12 @@ int baseline_width(int w, int K) noexcept;
 
 /// One PReLU MLP of `hidden_layers` layers of `width`, Adam on all of `train` (the baselines of App. D.3.2).
 PreluNet train_prelu_mlp(const nn::Dataset& train, int width, int hidden_layers, int epochs, int batch, double lr, double gamma0,
-                         bool shared_gamma, std::uint64_t seed, std::uint64_t stream);
+                         bool shared_gamma, std::uint64_t seed, std::uint64_t stream, Device device = Device::cpu);
 Eigen::MatrixXd predict(const PreluNet& f, const Eigen::MatrixXd& X);
 
 /// Adam steps over `data` for `epochs` epochs (batch min(batch, N), last short batch dropped); returns the
 /// last batch loss (NaN without steps).
-double fit(PreluNet& f, const nn::Dataset& data, int epochs, int batch, double lr, std::uint64_t seed, std::uint64_t stream);
+double fit(PreluNet& f, const nn::Dataset& data, int epochs, int batch, double lr, std::uint64_t seed, std::uint64_t stream,
+           Device device = Device::cpu);
 
 }  // namespace sparseact::moe

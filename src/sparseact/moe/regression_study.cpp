@@ -107,7 +107,7 @@ RegressionResult run_regression(const RegressionRun& run, const Split& split, st
   }
   const int width = run.model == Model::baseline ? baseline_width(s.width, run.K) : s.width;
   const PreluNet f = train_prelu_mlp(train, width, s.hidden_layers, s.stage1_epochs + s.epochs, s.batch, s.lr, s.gamma0, s.shared_gamma,
-                                     seed, stream);
+                                     seed, stream, s.device);
   r.test_mse = mse(answer(predict(f, split.test.x)), split.test.y);
   r.train_mse = mse(answer(predict(f, split.train.x)), split.train.y);
   r.parameters = r.active_parameters = double(nn::parameter_count(f.net));

@@ -207,7 +207,7 @@ TrainRun train_on_gpu(const TrainRunConfig& cfg, const nn::PlainMlp& net, std::u
     nn::Sgd sgd;
     sgd.lr = cfg.lr;
     Eigen::VectorXd theta = theta0;
-    const nn::TrainOptions options{.steps = std::min<long>(kTwinSteps, long(cfg.epochs) * per_epoch), .loss = nn::LossKind::cross_entropy};
+    const nn::TrainOptions options{.steps = std::min<long>(twin::kTrainingSteps, long(cfg.epochs) * per_epoch), .loss = nn::LossKind::cross_entropy};
     nn::train(cpu, theta, sgd, nn::constant_schedule(cfg.lr), same, options, [&](const nn::TrainStep& s) { cpu_losses.push_back(s.loss); });
     twin_seconds = timer.seconds();
   }
@@ -223,18 +223,9 @@ TrainRun train_on_gpu(const TrainRunConfig& cfg, const nn::PlainMlp& net, std::u
     run.train_loss.push_back(sum / double(per_epoch));
     run.test_acc.push_back(accuracy_by(test, [&](const Eigen::MatrixXd& X, Eigen::Index) { return gpu.logits(X); }));
   }
-  if (twin) {
-    double error = 0;
-    for (std::size_t s = 0; s < cpu_losses.size(); ++s) {
-      const double d = std::abs(gpu_losses.at(s) - cpu_losses[s]) / std::max(1.0, std::abs(cpu_losses[s]));
-      error = std::isnan(d) ? d : std::max(error, d);
-      if (std::isnan(d)) break;
-    }
-    twin::record({.path = "routing.train_masked",
-                  .slice = fmt::format("{} (widths {}), the batch loss of the first {} SGD steps, relative to max(1, |L|)", to_string(cfg.policy.policy),
-                                       net.widths[1], cpu_losses.size()),
-                  .rule = twin::Rule::relative, .error = error, .tolerance = kTwinLossTolerance, .cpu_s = twin_seconds});
-  }
+  if (twin)
+    twin::record_losses("routing.train_masked", fmt::format("{} (width {})", to_string(cfg.policy.policy), net.widths[1]), cpu_losses, gpu_losses,
+                        twin_seconds);
   return run;
 }
 

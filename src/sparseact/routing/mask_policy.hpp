@@ -105,7 +105,8 @@ struct TrainRunConfig {
   double lr = 0.05;
   std::uint64_t seed = 1;
   std::uint64_t replicate = 0;  ///< init, router and data order depend on (seed, replicate, width) only
-  Device device = Device::cpu;  ///< cuda: policies that runs_on_gpu train there (the others on the CPU)
+  Device device = Device::cpu;  ///< cuda: policies that runs_on_gpu train there (the others on the CPU), with the
+                                ///< training twin of core/twin.hpp (the first steps again on the CPU)
 };
 struct TrainRun {
   std::vector<double> test_acc, train_loss;  ///< per epoch 1 … epochs
@@ -113,14 +114,7 @@ struct TrainRun {
   Device device = Device::cpu;               ///< where it trained
 };
 
-/// The training twin (core/twin.hpp) of a GPU run: its first steps again on the CPU. SGD on the two devices
-/// is not bit-identical: the GEMMs sum in other orders (relative differences ~1e-15·√N per product), and
-/// a step multiplies a difference in θ by at most 1 + η‖H‖; over kTwinSteps = 8 steps at the paper's and
-/// our learning rates that stays below 1e-12 of the loss. A k-WTA decision could flip only on a tie within
-/// that rounding (for continuous inputs, probability ~1e-10 per column). The promise, 1e-9 relative on every
-/// step's batch loss, leaves three orders of magnitude.
-inline constexpr int kTwinSteps = 8;
-inline constexpr double kTwinLossTolerance = 1e-9;
+
 TrainRun train_masked(const TrainRunConfig& cfg, const nn::Dataset& train, const nn::Dataset& test);
 
 }  // namespace sparseact::routing
