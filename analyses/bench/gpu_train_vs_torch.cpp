@@ -79,10 +79,9 @@ namespace {
 constexpr double kTargetHutchinson = 2.0;  // issue 41: ours ≥ 2× torch's double-backward Hutchinson
 constexpr double kTargetEpoch = 1.0;       // issue 41: a COMET epoch at least as fast as torch's
 constexpr double kAgreeTol = 1e-10;        // vᵀHv per probe and H v_0, relative to the largest magnitude
-// The training twin's steps and promise (core/twin.hpp, as routing::train_masked's): 8 steps, every batch
-// loss within 1e-9 of max(1, |L|).
-constexpr int kTwinSteps = 8;
-constexpr double kLossTol = 1e-9;
+// The training twin's steps and promise (core/twin.hpp, as routing::train_masked's).
+constexpr int kTwinSteps = twin::kTrainingSteps;
+constexpr double kLossTol = twin::kTrainingLossTolerance;
 constexpr int kDefaultThreads = 2;
 // Streams of the seed: the router (gpu_spec reads stream_id(kBase, 1)), θ_0 and the batches' order.
 constexpr std::uint64_t kBase = 0x4750557472000000ULL;  // "GPUtr"

@@ -140,6 +140,17 @@ for r in rows:
 sys.exit(1 if bad else 0)
 PY
 [ ${PIPESTATUS[0]} -eq 0 ] || rc=1
+
+# 4. The GPU training benchmark against PyTorch on the same card (issue 41), on a real GPU only: the python that
+# runs it must have a CUDA build of torch (SPARSEACT_GPU_PYTHON, else python3 on the PATH).
+if [ "${SPARSEACT_CUDA_STANDIN:-}" = "" ] && [ -x "$bin/bench/gpu_train_vs_torch" ] && [ "${SPARSEACT_GPU_QUICK:-0}" != 1 ]; then
+  say ""
+  say "bench/gpu_train_vs_torch (Hutchinson ≥ 2× torch, a COMET epoch ≥ 1×):"
+  timeout 900 "$bin/bench/gpu_train_vs_torch" --python "${SPARSEACT_GPU_PYTHON:-$(command -v python3)}" --out "$out/gpu_train_vs_torch" \
+    > "$out/gpu_train_vs_torch.log" 2>&1
+  echo "exit $?" >> "$out/gpu_train_vs_torch.log"
+  grep -E "^\s+\[|^exit" "$out/gpu_train_vs_torch.log" | tee -a "$summary"
+fi
 say ""
 say "results and logs: $out"
 exit $rc

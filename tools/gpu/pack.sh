@@ -10,7 +10,7 @@
 # usage: tools/gpu/pack.sh ROOT BUILD ARCHIVE
 set -euo pipefail
 root=$1; build=$2; archive=$3
-gpu_analyses=(mp_spectrum mp_sweep lsh_buckets comet_utilization comet_overlap checkpoint_spectra)
+gpu_analyses=(mp_spectrum mp_sweep lsh_buckets comet_utilization comet_overlap checkpoint_spectra comet_train momlp_regression)
 for f in "$build/lib/libsparseact_cuda.so" "$build/bin/sparseact_tests"; do
   [ -e "$f" ] || { echo "sparseact gpu-pack: $f is missing (a build with CUDA kernels and tests is needed; is nvcc on PATH?)" >&2; exit 2; }
 done
@@ -18,9 +18,11 @@ deps=$build/gpu-deps
 rm -rf "$deps"; mkdir -p "$deps"
 exes=("$build/bin/sparseact_tests")
 for a in "${gpu_analyses[@]}"; do exes+=("$build/bin/$a"); done
+# The GPU training benchmark and its peer script (copied beside it by the build), when built.
+[ -x "$build/bin/bench/gpu_train_vs_torch" ] && exes+=("$build/bin/bench/gpu_train_vs_torch" "$build/bin/bench/gpu_train_vs_torch.py" "$build/bin/bench/peer_common.py")
 # The C and C++ runtimes and CUDA are on every GPU machine; everything else the executables load is packed.
 skip='^(linux-vdso|libc\.so|libm\.so|libdl\.so|libpthread|librt\.so|libstdc\+\+|libgcc_s|ld-linux|libsparseact|libcu|libnvJitLink|libnvrtc)'
-for f in "${exes[@]}" "$build"/lib/libsparseact.so* "$build/lib/libsparseact_cuda.so"; do ldd "$f"; done |
+for f in "${exes[@]}" "$build"/lib/libsparseact.so* "$build/lib/libsparseact_cuda.so"; do [[ $f == *.py ]] || ldd "$f"; done |
   awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}' | sort -u | while read -r name path; do
     [[ $name =~ $skip ]] && continue
     cp -L "$path" "$deps/$name"
