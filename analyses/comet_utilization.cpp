@@ -25,6 +25,17 @@ using namespace sparseact::app;
 using namespace sparseact::routing;
 
 namespace {
+
+/// Whether one dead neuron is already more than `percent` % of the ensemble, said the right way round.
+std::string resolution_note(double neurons, double nets, double percent) {
+  const double one = 100.0 / neurons;
+  if (one > percent)
+    return fmt::format("Resolution: one dead neuron is {:.3g} % of this ensemble, above the paper's {:g} %, so only ≥ {:.0f} neurons "
+                       "(about {:.0f} nets) can show a non-zero percentage that small.",
+                       one, percent, std::ceil(100.0 / percent), std::ceil(100.0 / percent / (neurons / nets)));
+  return fmt::format("Resolution: one dead neuron is {:.3g} % of this ensemble, below the paper's {:g} %, so a count that small "
+                     "is resolvable here.", one, percent);
+}
 double mean(const std::vector<double>& v) {
   stats::RunningMean m;
   for (double x : v) m.push(x);
@@ -144,16 +155,14 @@ int main(int argc, char** argv) {
                   .note = fmt::format("{} of {} neurons dead ({:.3g} %) in {} of {} nets; the net with the most has {} of them. Bootstrap over "
                                       "nets ({} resamples, each pooling the dead and total neurons of the nets drawn): 95% percentile "
                                       "interval [{:.3g}, {:.3g}] %, 90% [{:.3g}, {:.3g}] %; the neuron-level Clopper–Pearson interval "
-                                      "[{:.3g}, {:.3g}] % treats clustered neurons as independent and is not used. Resolution: one dead "
-                                      "neuron is {:.3g} % of this ensemble, above the paper's 7.6e-4 %, so only ≥ {:.0f} neurons (about "
-                                      "{:.0f} nets) can show a non-zero percentage that small. The effect that counts is the paper's value "
-                                      "itself (θ at zero dead neurons), not an effect the paper prints. ERRATA 002: under §5.1.2's printed "
-                                      "protocol (1000 nets, 3 masked layers, N_ℓ ~ U(100, 1000)) 7.6e-4 % is 12.5 dead neurons, and no "
-                                      "integer count lands on it except with probability ≈ 3e-4. {}",
+                                      "[{:.3g}, {:.3g}] % treats clustered neurons as independent and is not used. {} The effect that "
+                                      "counts is the paper's value itself (θ at zero dead neurons), not an effect the paper prints. ERRATA "
+                                      "002: read as 3 masked layers of 1000 nets with N_ℓ ~ U(100, 1000), 7.6e-4 % is 12.5 dead neurons, "
+                                      "which no integer count lands on except with probability ≈ 3e-4; other readings of \"4-layer\" "
+                                      "weaken that argument (see there). {}",
                                       dead, neurons, dead_percent, models_dead, nets, largest_cluster, kResamples, dead_boot.lo, dead_boot.hi,
-                                      dead_boot90.lo, dead_boot90.hi, 100 * dead_cp.lo, 100 * dead_cp.hi, 100.0 / double(neurons),
-                                      std::ceil(1 / (kPaperDeadPercent / 100)), std::ceil(1 / (kPaperDeadPercent / 100) / (double(neurons) / nets)),
-                                      setting),
+                                      dead_boot90.lo, dead_boot90.hi, 100 * dead_cp.lo, 100 * dead_cp.hi,
+                                      resolution_note(neurons, nets, kPaperDeadPercent), setting),
                   .detail = {{"dead_by_net", net_dead}, {"neurons_by_net", net_neurons},
                              {"bootstrap_95", {dead_boot.lo, dead_boot.hi}}, {"bootstrap_90", {dead_boot90.lo, dead_boot90.hi}},
                              {"clopper_pearson_neurons_95", {100 * dead_cp.lo, 100 * dead_cp.hi}}},
