@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdlib>
 #include <vector>
 
 #include <sparseact/core/device.hpp>
@@ -283,6 +284,12 @@ TEST_CASE("GPU training session: bad input is refused before any work", "[standi
   bad[3] = 3;
   CHECK_THROWS_AS(cuda::PlainTrainer(spec, theta, data.x, bad), std::invalid_argument);
   CHECK_THROWS_AS(gpu_spec(net, {.policy = Policy::dropout}, kSeed, kStream), std::invalid_argument);
+  CHECK(spec.kwta_kernel == cuda::KwtaKernel::count);  // SPARSEACT_KWTA_KERNEL picks the k-WTA kernel, as for the COMET forward
+  ::setenv("SPARSEACT_KWTA_KERNEL", "select", 1);
+  CHECK(gpu_spec(net, cfg, kSeed, kStream).kwta_kernel == cuda::KwtaKernel::select);
+  ::setenv("SPARSEACT_KWTA_KERNEL", "fast", 1);
+  CHECK_THROWS_AS(gpu_spec(net, cfg, kSeed, kStream), std::invalid_argument);
+  ::unsetenv("SPARSEACT_KWTA_KERNEL");
   cuda::PlainTrainer gpu(spec, theta, data.x, data.labels);
   CHECK_THROWS_AS(gpu.sgd_step({0, 10}, 0.1), std::invalid_argument);
   CHECK_THROWS_AS(gpu.sgd_step({}, 0.1), std::invalid_argument);

@@ -253,16 +253,16 @@ struct PlainSession {
           break;
         case PlainMasks::router:  // (4)–(6): c_ℓ = V_ℓ z_{ℓ−1}, z_0 = x_0
           gemm(false, false, N(l), int(cols), N(l - 1), V[l - 1].p, N(l), l == 1 ? x[0].p : z[l - 1].p, N(l - 1), 0.0, c[l].p);
-          kwta_launch(false, c[l].p, a[l].p, nullptr, N(l), cols, 1, spec.k[l - 1], spec.tie_rule, f, m[l].p, z[l].p, x[l].p, nan_found,
+          kwta_launch(spec.kwta_kernel == KwtaKernel::select, c[l].p, a[l].p, nullptr, N(l), cols, 1, spec.k[l - 1], spec.tie_rule, f, m[l].p, z[l].p, x[l].p, nan_found,
                       "cuda::PlainTrainer");
           break;
         case PlainMasks::layerwise:  // c_ℓ = V_ℓ x_{ℓ−1}
           gemm(false, false, N(l), int(cols), N(l - 1), V[l - 1].p, N(l), x[l - 1].p, N(l - 1), 0.0, c[l].p);
-          kwta_launch(false, c[l].p, a[l].p, nullptr, N(l), cols, 1, spec.k[l - 1], spec.tie_rule, f, m[l].p, z[l].p, x[l].p, nan_found,
+          kwta_launch(spec.kwta_kernel == KwtaKernel::select, c[l].p, a[l].p, nullptr, N(l), cols, 1, spec.k[l - 1], spec.tie_rule, f, m[l].p, z[l].p, x[l].p, nan_found,
                       "cuda::PlainTrainer");
           break;
         case PlainMasks::topk:  // C_k on a_ℓ itself
-          kwta_launch(false, a[l].p, a[l].p, nullptr, N(l), cols, 1, spec.k[l - 1], spec.tie_rule, f, m[l].p, z[l].p, x[l].p, nan_found,
+          kwta_launch(spec.kwta_kernel == KwtaKernel::select, a[l].p, a[l].p, nullptr, N(l), cols, 1, spec.k[l - 1], spec.tie_rule, f, m[l].p, z[l].p, x[l].p, nan_found,
                       "cuda::PlainTrainer");
           break;
       }

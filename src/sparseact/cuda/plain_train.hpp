@@ -37,6 +37,8 @@
 
 #include <Eigen/Core>
 
+#include <sparseact/cuda/comet_forward.hpp>
+
 namespace sparseact::cuda {
 
 enum class PlainMasks { none, router, layerwise, topk };
@@ -56,6 +58,7 @@ struct PlainTrainSpec {
   std::vector<std::vector<double>> V;  ///< router, layerwise: V_1 … V_{L−1}, N_ℓ × N_{ℓ−1} column-major
   std::vector<int> k;                  ///< router, layerwise, topk: kept units per hidden layer
   int tie_rule = 0;                    ///< 0 strict, 1 inclusive, 2 exact (routing::TieRule's order)
+  KwtaKernel kwta_kernel = KwtaKernel::count;  ///< how the card decides C_k (the same masks either way)
 };
 
 /// ±1 with probability ½ each, a function of (seed, probe, i) alone (splitmix64): the Hutchinson probes of

@@ -182,13 +182,6 @@ SparseColumns sparse_from(const Eigen::MatrixXd& mask, const Eigen::MatrixXd& x)
   return s;
 }
 
-/// SPARSEACT_KWTA_KERNEL=count|select (cuda/comet_forward.hpp); count until select has run on a GPU.
-cuda::KwtaKernel kwta_kernel_from_environment() {
-  const char* v = std::getenv("SPARSEACT_KWTA_KERNEL");
-  if (v == nullptr || *v == '\0' || std::string(v) == "count") return cuda::KwtaKernel::count;
-  if (std::string(v) == "select") return cuda::KwtaKernel::select;
-  throw std::invalid_argument("SPARSEACT_KWTA_KERNEL=" + std::string(v) + ": use count or select");
-}
 
 int tie_code(TieRule r) { return r == TieRule::strict ? 0 : r == TieRule::inclusive ? 1 : 2; }
 int activation_code(nn::PlainActivation f) { return f == nn::PlainActivation::relu ? 0 : f == nn::PlainActivation::tanh ? 1 : 2; }
@@ -230,6 +223,14 @@ std::vector<CometBatchForward> forward_gpu(const std::vector<const CometNet*>& n
 }
 
 }  // namespace
+
+/// SPARSEACT_KWTA_KERNEL=count|select (cuda/comet_forward.hpp); count until select has run on a GPU.
+cuda::KwtaKernel kwta_kernel_from_environment() {
+  const char* v = std::getenv("SPARSEACT_KWTA_KERNEL");
+  if (v == nullptr || *v == '\0' || std::string(v) == "count") return cuda::KwtaKernel::count;
+  if (std::string(v) == "select") return cuda::KwtaKernel::select;
+  throw std::invalid_argument("SPARSEACT_KWTA_KERNEL=" + std::string(v) + ": use count or select");
+}
 
 std::vector<Eigen::MatrixXd> comet_masks_gpu(const CometRouter& router, const Eigen::MatrixXd& X0, double p_k) {
   if (X0.rows() != router.widths.front()) throw std::invalid_argument("comet_masks_gpu: inputs have the wrong dimension");

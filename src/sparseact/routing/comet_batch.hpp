@@ -16,6 +16,7 @@
 #include <Eigen/Core>
 
 #include <sparseact/core/device.hpp>
+#include <sparseact/cuda/comet_forward.hpp>
 #include <sparseact/routing/pair_study.hpp>
 
 namespace sparseact::routing {
@@ -45,5 +46,9 @@ std::vector<CometBatchForward> comet_forward_batch(const std::vector<const Comet
 
 /// The router's masks m_1 … m_{L−1} of the columns of X0 at p_k on the GPU (comet_masks' twin).
 std::vector<Eigen::MatrixXd> comet_masks_gpu(const CometRouter& router, const Eigen::MatrixXd& X0, double p_k);
+
+/// The GPU's k-WTA kernel from SPARSEACT_KWTA_KERNEL=count|select (cuda/comet_forward.hpp): count unless
+/// select is asked for, until select has run on a GPU. Throws std::invalid_argument for another value.
+cuda::KwtaKernel kwta_kernel_from_environment();
 
 }  // namespace sparseact::routing

@@ -11,6 +11,7 @@
 #include <sparseact/core/twin.hpp>
 #include <sparseact/nn/optim.hpp>
 #include <sparseact/nn/train.hpp>
+#include <sparseact/routing/comet_batch.hpp>
 #include <sparseact/routing/moe_mlp.hpp>
 
 namespace sparseact::routing {
@@ -180,6 +181,7 @@ cuda::PlainTrainSpec gpu_spec(const nn::PlainMlp& net, const PolicyConfig& cfg, 
   spec.tie_rule = int(cfg.rule);
   if (cfg.policy == Policy::standard || cfg.policy == Policy::smaller) return spec;
   spec.masks = cfg.policy == Policy::topk ? cuda::PlainMasks::topk : cfg.policy == Policy::comet ? cuda::PlainMasks::router : cuda::PlainMasks::layerwise;
+  spec.kwta_kernel = kwta_kernel_from_environment();
   for (std::size_t l = 1; l + 1 < net.widths.size(); ++l) spec.k.push_back(active_units(cfg.p_k, net.widths[l]));
   if (cfg.policy != Policy::topk) {
     const CometRouter router = make_comet_router(net.widths, cfg.p_k, seed, stream_id(stream, 1), cfg.rule);  // as MaskedMlp's
