@@ -15,27 +15,32 @@
 namespace sparseact::cuda {
 namespace {
 
-/// A device buffer of doubles, freed on every exit path.
-struct Buffer {
-  double* p = nullptr;
+/// A device array of T (doubles for θ and activations, ints and long longs for labels and batch
+/// indices), freed on every exit path.
+template <class T>
+struct DeviceArray {
+  T* p = nullptr;
   std::size_t n = 0;
-  Buffer() = default;
-  explicit Buffer(std::size_t count) : n(count) {
-    if (count) check(cudaMalloc(&p, sizeof(double) * count), "cudaMalloc");
+  DeviceArray() = default;
+  explicit DeviceArray(std::size_t count) : n(count) {
+    if (count) check(cudaMalloc(&p, sizeof(T) * count), "cudaMalloc");
   }
-  Buffer(const Buffer&) = delete;
-  Buffer& operator=(const Buffer&) = delete;
-  Buffer(Buffer&& o) noexcept : p(o.p), n(o.n) { o.p = nullptr, o.n = 0; }
-  Buffer& operator=(Buffer&& o) noexcept {
+  DeviceArray(const DeviceArray&) = delete;
+  DeviceArray& operator=(const DeviceArray&) = delete;
+  DeviceArray(DeviceArray&& o) noexcept : p(o.p), n(o.n) { o.p = nullptr, o.n = 0; }
+  DeviceArray& operator=(DeviceArray&& o) noexcept {
     if (this != &o) cudaFree(p), p = o.p, n = o.n, o.p = nullptr, o.n = 0;
     return *this;
   }
-  ~Buffer() { cudaFree(p); }
-  void upload(const double* host) { check(cudaMemcpy(p, host, sizeof(double) * n, cudaMemcpyHostToDevice), "copy to device"); }
-  void download(double* host, std::size_t count, std::size_t offset = 0) const {
-    check(cudaMemcpy(host, p + offset, sizeof(double) * count, cudaMemcpyDeviceToHost), "copy to host");
+  ~DeviceArray() { cudaFree(p); }
+  /// The first `count` elements (all n by default) from the host.
+  void upload(const T* host, std::size_t count) { check(cudaMemcpy(p, host, sizeof(T) * count, cudaMemcpyHostToDevice), "copy to device"); }
+  void upload(const T* host) { upload(host, n); }
+  void download(T* host, std::size_t count, std::size_t offset = 0) const {
+    check(cudaMemcpy(host, p + offset, sizeof(T) * count, cudaMemcpyDeviceToHost), "copy to host");
   }
 };
+using Buffer = DeviceArray<double>;
 
 /// One device int (the selection kernel's NaN flag).
 struct IntFlag {

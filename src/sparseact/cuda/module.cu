@@ -7,14 +7,8 @@
 #include <sparseact/cuda/module_api.hpp>
 #include <sparseact/cuda/runtime.hpp>
 
-namespace sparseact::cuda {  // cuda/plain_train.cu
-PlainSession* plain_open(const PlainTrainSpec&, const Eigen::VectorXd&, const Eigen::MatrixXd&, const std::vector<int>&, const Eigen::MatrixXd&);
-void plain_close(PlainSession*) noexcept;
-double plain_step(PlainSession*, const std::vector<Eigen::Index>&, PlainUpdate, double, Eigen::VectorXd*);
-Eigen::VectorXd plain_hvp(PlainSession*, const std::vector<Eigen::Index>&, const Eigen::VectorXd&);
-Eigen::VectorXd plain_hutchinson(PlainSession*, const std::vector<Eigen::Index>&, int, std::uint64_t);
-Eigen::MatrixXd plain_logits(PlainSession*, const Eigen::MatrixXd&);
-Eigen::VectorXd plain_theta(const PlainSession*);
+namespace sparseact::cuda {
+#include "plain_entries.inc"  // defined in cuda/plain_train.cu
 }  // namespace sparseact::cuda
 
 extern "C" const sparseact::cuda::ModuleApi* sparseact_cuda_module_api() {

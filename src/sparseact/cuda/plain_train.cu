@@ -23,26 +23,6 @@ namespace {
 constexpr int kThreads = 256;
 unsigned blocks_for(long long n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
 
-/// A device buffer of ints or long longs (labels, batch indices).
-template <class T>
-struct Ints {
-  T* p = nullptr;
-  std::size_t n = 0;
-  Ints() = default;
-  explicit Ints(std::size_t count) : n(count) {
-    if (count) check(cudaMalloc(&p, sizeof(T) * count), "cudaMalloc");
-  }
-  Ints(const Ints&) = delete;
-  Ints& operator=(const Ints&) = delete;
-  Ints(Ints&& o) noexcept : p(o.p), n(o.n) { o.p = nullptr, o.n = 0; }
-  Ints& operator=(Ints&& o) noexcept {
-    if (this != &o) cudaFree(p), p = o.p, n = o.n, o.p = nullptr, o.n = 0;
-    return *this;
-  }
-  ~Ints() { cudaFree(p); }
-  void upload(const T* host, std::size_t count) { check(cudaMemcpy(p, host, sizeof(T) * count, cudaMemcpyHostToDevice), "copy to device"); }
-};
-
 __device__ double derivative(int f, double a) {  // f′(a); ReLU′(0) = 0, as nn/plain_mlp
   if (f == 0) return a > 0 ? 1.0 : 0.0;
   if (f == 1) {
@@ -177,6 +157,8 @@ __global__ void fill_rademacher(double* v, long long n, unsigned long long seed,
 
 }  // namespace
 
+#include "plain_entries.inc"
+
 struct PlainSession {
   PlainTrainSpec spec;
   std::size_t L = 0;
@@ -187,8 +169,8 @@ struct PlainSession {
   IntFlag nan_found;
   Buffer theta, grad, X, Y, ones, v, hv, adam_m, adam_v, gamma_parts;
   long adam_t = 0;
-  Ints<int> labels, batch_labels;
-  Ints<long long> index;
+  DeviceArray<int> labels, batch_labels;
+  DeviceArray<long long> index;
   std::vector<Buffer> V;  ///< router weights, ℓ = 1 … L−1
   // Workspaces for `capacity` columns; layer ℓ at [ℓ] (x[0] the gathered inputs, a/m unused at 0).
   long long capacity = 0;
@@ -216,7 +198,7 @@ struct PlainSession {
     batch_y = Buffer(spec.loss == PlainLoss::mse ? std::size_t(N(L)) * cols : 0);
     std::vector<double> one(std::size_t(cols), 1.0);
     ones.upload(one.data());
-    batch_labels = Ints<int>(std::size_t(cols)), index = Ints<long long>(std::size_t(cols));
+    batch_labels = DeviceArray<int>(std::size_t(cols)), index = DeviceArray<long long>(std::size_t(cols));
     capacity = cols;
   }
 
@@ -391,7 +373,7 @@ PlainSession* plain_open(const PlainTrainSpec& spec, const Eigen::VectorXd& thet
     s->Y = Buffer(std::size_t(Y.size()));
     s->Y.upload(Y.data());
   } else {
-    s->labels = Ints<int>(labels.size());
+    s->labels = DeviceArray<int>(labels.size());
     s->labels.upload(labels.data(), labels.size());
   }
   if (spec.masks == PlainMasks::router || spec.masks == PlainMasks::layerwise)

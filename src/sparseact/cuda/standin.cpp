@@ -148,14 +148,7 @@ CometGpuOutput comet_forward(const CometGpuNets& nets, const Eigen::MatrixXd& X0
   return out;
 }
 
-// cuda/standin_plain.cpp: the training session of cuda/plain_train.hpp.
-PlainSession* plain_open(const PlainTrainSpec&, const Eigen::VectorXd&, const Eigen::MatrixXd&, const std::vector<int>&, const Eigen::MatrixXd&);
-void plain_close(PlainSession*) noexcept;
-double plain_step(PlainSession*, const std::vector<Eigen::Index>&, PlainUpdate, double, Eigen::VectorXd*);
-Eigen::VectorXd plain_hvp(PlainSession*, const std::vector<Eigen::Index>&, const Eigen::VectorXd&);
-Eigen::VectorXd plain_hutchinson(PlainSession*, const std::vector<Eigen::Index>&, int, std::uint64_t);
-Eigen::MatrixXd plain_logits(PlainSession*, const Eigen::MatrixXd&);
-Eigen::VectorXd plain_theta(const PlainSession*);
+#include "plain_entries.inc"  // defined in cuda/standin_plain.cpp
 
 }  // namespace on_cpu
 

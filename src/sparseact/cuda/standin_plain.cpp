@@ -183,6 +183,8 @@ const PlainState* state(const PlainSession* s) { return reinterpret_cast<const P
 
 }  // namespace
 
+#include "plain_entries.inc"
+
 PlainSession* plain_open(const PlainTrainSpec& spec, const Eigen::VectorXd& theta0, const Eigen::MatrixXd& X, const std::vector<int>& labels,
                          const Eigen::MatrixXd& Y) {
   check_session(spec, X, labels, Y);
