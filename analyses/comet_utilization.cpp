@@ -107,45 +107,29 @@ int main(int argc, char** argv) {
         }});
 
     // --- Checks against the paper's numbers -------------------------------------------------------
-    long neurons = 0, dead = 0, dead_seen = 0, woken = 0, models_dead = 0;
-    std::vector<double> sparsity_dead, sparsity_alive;
+    std::vector<Utilization> net_use;
     Table table{"nets", {"net", "w1", "w2", "w3", "pk", "k1", "k2", "k3", "dead", "dead_seen", "woken"}, {}};
     for (int i = 0; i < nets; ++i) {
-      const Utilization u = utilization_from(records[std::size_t(i)]);
-      neurons += u.neurons, dead += u.dead, dead_seen += u.dead_seen, woken += u.woken, models_dead += u.dead > 0;
-      (u.dead > 0 ? sparsity_dead : sparsity_alive).push_back(1 - u.p_k);
+      const Utilization& u = net_use.emplace_back(utilization_from(records[std::size_t(i)]));
       table.add_row({double(i), double(u.widths[1]), double(u.widths[2]), double(u.widths[3]), u.p_k, double(u.k[0]), double(u.k[1]), double(u.k[2]),
                      double(u.dead), double(u.dead_seen), double(u.woken)});
     }
+    const Ensemble e = pool(net_use);
+    const long neurons = e.neurons, dead = e.dead, dead_seen = e.dead_seen, woken = e.woken, models_dead = e.nets_with_dead;
     const std::string setting = fmt::format("{} random nets (3 masked layers, N_ℓ uniform on {{{}..{}}}, 1 − p_k ~ U({}, {})) over the first {} "
                                             "Fashion-MNIST {} images, {} pixels. {}",
                                             nets, width_lo, width_hi, sparsity_lo, sparsity_hi, images, split, preprocessing, nn::kFashionMnistNote);
     const std::string departure = "Fashion-MNIST images stand in for CIFAR-10's (and classes 5–9 for CIFAR-100)";
     // θ = (the paper's percentage) − (ours): its range is [paper − 100, paper], and no bound leaves it (DESIGN.md).
-    const auto within_percent = [](Evidence e, double paper) {
-      e.range_lo = paper - 100, e.range_hi = paper;
-      return e;
-    };
-    // Dead neurons come in clusters (a net with a tiny k_ℓ loses many at once), so the dead percentage is
-    // resampled by net: each bootstrap draw pools the dead and total neurons of the nets it selects.
-    std::vector<double> net_dead, net_neurons;
-    for (int i = 0; i < nets; ++i) {
-      const Utilization u = utilization_from(records[std::size_t(i)]);
-      net_dead.push_back(double(u.dead)), net_neurons.push_back(double(u.neurons));
-    }
-    const auto pooled_percent = [&](const std::vector<std::size_t>& idx) {
-      double d = 0, n = 0;
-      for (std::size_t i : idx) d += net_dead[i], n += net_neurons[i];
-      return n > 0 ? 100 * d / n : std::nan("");
+    const auto within_percent = [](Evidence ev, double paper) {
+      ev.range_lo = paper - 100, ev.range_hi = paper;
+      return ev;
     };
     constexpr int kResamples = 20000;
-    const std::uint64_t boot_stream = stream_id(kUtilizationStream, 0xB007);
-    const stats::Interval dead_boot = stats::bootstrap_interval(std::size_t(nets), pooled_percent, kResamples, a.common.seed, boot_stream, 0.05);
-    const stats::Interval dead_boot90 = stats::bootstrap_interval(std::size_t(nets), pooled_percent, kResamples, a.common.seed, boot_stream, 0.10);
-    const double dead_percent = 100.0 * double(dead) / double(neurons);
+    const stats::Interval dead_boot = dead_percent_interval(e, kResamples, a.common.seed, 0.05);
+    const stats::Interval dead_boot90 = dead_percent_interval(e, kResamples, a.common.seed, 0.10);
+    const double dead_percent = e.dead_percent();
     const stats::Interval dead_cp = stats::clopper_pearson_interval(dead, neurons);
-    long largest_cluster = 0;
-    for (double d : net_dead) largest_cluster = std::max(largest_cluster, long(d));
     constexpr double kPaperDeadPercent = 7.6e-4;
     // θ = 7.6e-4 − (dead %): the claim is θ ≥ 0. Holds when the upper bound of the dead percentage lies
     // below the paper's value; contradicted when its lower bound lies above it.
@@ -160,10 +144,10 @@ int main(int argc, char** argv) {
                                       "002: read as 3 masked layers of 1000 nets with N_ℓ ~ U(100, 1000), 7.6e-4 % is 12.5 dead neurons, "
                                       "which no integer count lands on except with probability ≈ 3e-4; other readings of \"4-layer\" "
                                       "weaken that argument (see there). {}",
-                                      dead, neurons, dead_percent, models_dead, nets, largest_cluster, kResamples, dead_boot.lo, dead_boot.hi,
+                                      dead, neurons, dead_percent, models_dead, nets, e.largest_cluster, kResamples, dead_boot.lo, dead_boot.hi,
                                       dead_boot90.lo, dead_boot90.hi, 100 * dead_cp.lo, 100 * dead_cp.hi,
                                       resolution_note(neurons, nets, kPaperDeadPercent), setting),
-                  .detail = {{"dead_by_net", net_dead}, {"neurons_by_net", net_neurons},
+                  .detail = {{"dead_by_net", e.dead_by_net}, {"neurons_by_net", e.neurons_by_net},
                              {"bootstrap_95", {dead_boot.lo, dead_boot.hi}}, {"bootstrap_90", {dead_boot90.lo, dead_boot90.hi}},
                              {"clopper_pearson_neurons_95", {100 * dead_cp.lo, 100 * dead_cp.hi}}},
                   .departure = departure},
@@ -186,9 +170,9 @@ int main(int argc, char** argv) {
                                                       std::size_t(nets), "nets", "Clopper–Pearson interval over nets (normal)"),
                                2.0),
                 {kModelsEffect, fmt::format("smallest effect of interest: {:g} percentage point below the paper's 2 %", kModelsEffect), false});
-    if (sparsity_dead.size() >= 2 && sparsity_alive.size() >= 2) {
+    if (e.sparsity_dead.size() >= 2 && e.sparsity_alive.size() >= 2) {
       // Nets are independent draws, so the 1 − p_k of nets with and without dead neurons compare by Welch.
-      const stats::TTest t = stats::welch_t_test(sparsity_dead, sparsity_alive, stats::Alternative::greater);
+      const stats::TTest t = stats::welch_t_test(e.sparsity_dead, e.sparsity_alive, stats::Alternative::greater);
       constexpr double kSparsityEffect = 0.1;
       direction(a, {.id = "dead_vs_sparsity", .claim = "§5.1.2",
                     .statement = "models with dead neurons are mostly the sparsest: their mean 1 − p_k exceeds that of the models without "
@@ -198,13 +182,13 @@ int main(int argc, char** argv) {
                                         "effect that counts is a stated smallest effect of interest, {:g} in 1 − p_k (about a tenth of the "
                                         "drawn range U(0.05, 1)). Power grows with the number of nets with dead neurons, {} of {} here "
                                         "(n_for_80 scales all nets at this proportion).",
-                                        mean(sparsity_dead), sparsity_dead.size(), fmt::join(sparsity_dead, ", "), mean(sparsity_alive),
-                                        sparsity_alive.size(), t.df, kSparsityEffect, sparsity_dead.size(), nets),
+                                        mean(e.sparsity_dead), e.sparsity_dead.size(), fmt::join(e.sparsity_dead, ", "), mean(e.sparsity_alive),
+                                        e.sparsity_alive.size(), t.df, kSparsityEffect, e.sparsity_dead.size(), nets),
                     .departure = departure},
                 evidence(t, std::size_t(nets), "nets", "Welch t (nets with vs without dead neurons)"),
                 {kSparsityEffect, fmt::format("smallest effect of interest: {:g} in 1 − p_k (the paper prints none)", kSparsityEffect), false});
     } else {
-      r.data["dead_vs_sparsity"] = fmt::format("not testable: {} models with dead neurons, {} without (need 2 of each)", sparsity_dead.size(), sparsity_alive.size());
+      r.data["dead_vs_sparsity"] = fmt::format("not testable: {} models with dead neurons, {} without (need 2 of each)", e.sparsity_dead.size(), e.sparsity_alive.size());
     }
     if (dead_seen > 0) {
       const stats::Interval w = stats::clopper_pearson_interval(woken, dead_seen);
@@ -222,8 +206,8 @@ int main(int argc, char** argv) {
       r.data["woken_by_unseen"] = "not testable: no neuron is dead on classes 0–4";
     }
     r.data["resolved"] = {{"nets", nets}, {"images", images}, {"split", split}, {"preprocess", preprocessing}};
-    r.data["dead_percent"] = 100.0 * dead / neurons;
-    r.data["models_with_dead_percent"] = 100.0 * models_dead / nets;
+    r.data["dead_percent"] = e.dead_percent();
+    r.data["models_with_dead_percent"] = e.nets_with_dead_percent();
     r.data["neurons"] = neurons;
     r.data["paper"] = {{"dead_percent", 7.6e-4}, {"models_with_dead_percent_below", 2.0}};
     a.add_table(std::move(table));

@@ -78,3 +78,45 @@ TEST_CASE("Per-pixel preprocessing uses the training split's statistics", "[rout
   CHECK(Z == train);
   CHECK_THROWS_AS(parse_preprocess("whiten"), std::invalid_argument);
 }
+
+TEST_CASE("The ensemble pools nets, and its dead percentage resamples whole nets", "[routing][utilization]") {
+  // 50 nets of 300 neurons; only net 7 has dead neurons (12 of them).
+  std::vector<Utilization> nets(50);
+  for (std::size_t i = 0; i < nets.size(); ++i) {
+    nets[i].neurons = 300, nets[i].p_k = i == 7 ? 0.05 : 0.5;
+    nets[i].dead_seen = i % 2, nets[i].woken = i % 4 == 1;
+  }
+  nets[7].dead = 12;
+  const Ensemble e = pool(nets);
+  CHECK(e.nets == 50);
+  CHECK(e.neurons == 15000);
+  CHECK(e.dead == 12);
+  CHECK(e.dead_seen == 25);
+  CHECK(e.woken == 13);
+  CHECK(e.nets_with_dead == 1);
+  CHECK(e.largest_cluster == 12);
+  CHECK(e.dead_percent() == Approx(100.0 * 12 / 15000));
+  CHECK(e.nets_with_dead_percent() == Approx(2.0));
+  CHECK(e.sparsity_dead == std::vector<double>{0.95});
+  CHECK(e.sparsity_alive.size() == 49);
+  // A resample holds net 7 B ~ Binomial(50, 1/50) times, so the pooled percentage is 100·12·B/15000.
+  // Binomial(50, 0.02): P(B ≤ 2) = 0.922, P(B ≤ 3) = 0.982 (scipy.stats.binom), so the 97.5 % point is
+  // B = 3, and the 2.5 % point B = 0 (P(B = 0) = 0.364). Resampling neurons instead would give a far
+  // narrower interval: that is the clustering the pooled resample exists for.
+  const stats::Interval i95 = dead_percent_interval(e, 20000, 1, 0.05);
+  CHECK(i95.lo == 0.0);
+  CHECK(i95.hi == Approx(100.0 * 12 * 3 / 15000));
+  // Every net with the same dead share leaves nothing to resample.
+  for (Utilization& u : nets) u.dead = 3;
+  const stats::Interval flat = dead_percent_interval(pool(nets), 2000, 1, 0.05);
+  CHECK(flat.lo == Approx(1.0));
+  CHECK(flat.hi == Approx(1.0));
+  // Unequal nets: 10 dead of 100, and 0 of 300. A resample of two nets holds the first twice (1/4), once
+  // (1/2: 10 of 400 = 2.5 %) or never (1/4), so the 30 % and 70 % points are both the pooled 2.5 %; the
+  // mean of the per-net percentages would give 5 %.
+  std::vector<Utilization> two(2);
+  two[0].neurons = 100, two[0].dead = 10, two[1].neurons = 300;
+  const stats::Interval mid = dead_percent_interval(pool(two), 20000, 1, 0.6);
+  CHECK(mid.lo == Approx(2.5));
+  CHECK(mid.hi == Approx(2.5));
+}

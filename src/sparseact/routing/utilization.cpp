@@ -85,6 +85,27 @@ Utilization utilization_from(const Record& r) {
   return u;
 }
 
+Ensemble pool(const std::vector<Utilization>& nets) {
+  Ensemble e;
+  e.nets = long(nets.size());
+  for (const Utilization& u : nets) {
+    e.neurons += u.neurons, e.dead += u.dead, e.dead_seen += u.dead_seen, e.woken += u.woken, e.nets_with_dead += u.dead > 0;
+    e.largest_cluster = std::max(e.largest_cluster, u.dead);
+    e.dead_by_net.push_back(double(u.dead)), e.neurons_by_net.push_back(double(u.neurons));
+    (u.dead > 0 ? e.sparsity_dead : e.sparsity_alive).push_back(1 - u.p_k);
+  }
+  return e;
+}
+
+stats::Interval dead_percent_interval(const Ensemble& e, int resamples, std::uint64_t seed, double alpha) {
+  const auto pooled_percent = [&](const std::vector<std::size_t>& idx) {
+    double d = 0, n = 0;
+    for (std::size_t i : idx) d += e.dead_by_net[i], n += e.neurons_by_net[i];
+    return n > 0 ? 100 * d / n : std::nan("");
+  };
+  return stats::bootstrap_interval(e.dead_by_net.size(), pooled_percent, resamples, seed, stream_id(kUtilizationStream, 0xB007), alpha);
+}
+
 Preprocess parse_preprocess(const std::string& name) {
   if (name == "standardize") return Preprocess::standardize;
   if (name == "center") return Preprocess::center;

@@ -13,6 +13,7 @@
 
 #include <sparseact/core/device.hpp>
 #include <sparseact/core/record.hpp>
+#include <sparseact/core/stats.hpp>
 #include <sparseact/routing/comet.hpp>
 
 namespace sparseact::routing {
@@ -50,6 +51,23 @@ Utilization summarize(const KeepCounts& c, const std::vector<long>& group_sizes,
 
 Record to_record(const Utilization& u, bool with_fractions);
 Utilization utilization_from(const Record& r);
+
+/// §5.1.2's ensemble of nets, pooled: the dead, dead-on-seen and woken neurons over all nets, the nets with
+/// any dead neuron, and 1 − p_k of the nets with and without one (the "mostly the sparsest" comparison).
+struct Ensemble {
+  long nets = 0, neurons = 0, dead = 0, dead_seen = 0, woken = 0, nets_with_dead = 0, largest_cluster = 0;
+  std::vector<double> dead_by_net, neurons_by_net;    ///< per net, in order
+  std::vector<double> sparsity_dead, sparsity_alive;  ///< 1 − p_k of the nets with a dead neuron, and without
+  double dead_percent() const { return 100.0 * double(dead) / double(neurons); }
+  double nets_with_dead_percent() const { return 100.0 * double(nets_with_dead) / double(nets); }
+};
+Ensemble pool(const std::vector<Utilization>& nets);
+
+/// The pooled dead percentage's percentile interval at level 1 − alpha, resampled by net: dead neurons
+/// come in clusters (a net with a tiny k_ℓ loses many at once), so each draw pools the dead and total
+/// neurons of the nets it selects, never treating neurons as independent. Streams from
+/// stream_id(kUtilizationStream, 0xB007), so the 95 % and 90 % intervals share their resamples.
+stats::Interval dead_percent_interval(const Ensemble& e, int resamples, std::uint64_t seed, double alpha);
 
 /// Preprocessing of 784-pixel images (§5.1.2 leaves it unstated): raw [0, 1] pixels, centred by the
 /// training split's per-pixel mean, or standardised per pixel (constant pixels map to 0).
