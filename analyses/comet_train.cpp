@@ -48,36 +48,30 @@ int main(int argc, char** argv) {
                      .claims = {"§5.2.1", "Figure 4", "Appendix A.1"},
                      .description = "COMET vs standard, smaller, dropout, Top-k, Bernoulli, example-tied, L1 and MoE MLPs on Fashion-MNIST "
                                     "(paper 002 §5.2.1, Figure 4 in miniature); one work item per training run",
-                     .gpu_path = true});
+                     .gpu_path = true,
+                     .standard_run = true});
   auto& app = analysis.app();
   // Parameters (by scale when not given: quick / default / paper).
   std::string widths_text, sparsity_text, models_text;
   int seeds = 3, epochs = 0, train_n = 0, test_n = 0, batch = 64;
   double lr = 0, tied_fraction = 0.4, l1 = 1e-4;
   int router_hidden = 32;
-  app.add_option("--widths", widths_text, "hidden widths N (3 hidden layers each) [default 100,500; quick 32,64; paper 100,500,1000,2000,3000]");
-  app.add_option("--sparsity", sparsity_text, "1 − p_k values [default 0.5,0.9; paper 0.1,0.5,0.9]");
+  analysis.scaled_option("--widths", widths_text, "32,64", "100,500", "100,500,1000,2000,3000", "hidden widths N (3 hidden layers each)");
+  analysis.scaled_option("--sparsity", sparsity_text, "0.5,0.9", "0.5,0.9", "0.1,0.5,0.9", "1 − p_k values");
   app.add_option("--models", models_text, "comma list of standard, smaller, dropout, topk, comet, layerwise, bernoulli, example_tied, l1, "
                                         "moe_trainable, moe_fixed [all]");
   app.add_option("--seeds", seeds, "replicates")->check(CLI::Range(2, 1000))->capture_default_str();
-  app.add_option("--epochs", epochs, "epochs [default 5; quick 2; paper 100]")->check(CLI::Range(0, 100000));
-  app.add_option("--train", train_n, "training images [default 10000; quick 1000; paper 60000]")->check(CLI::Range(0, 60000));
-  app.add_option("--test", test_n, "test images [default 2000; quick 500; paper 10000]")->check(CLI::Range(0, 10000));
+  analysis.scaled_option("--epochs", epochs, 2, 5, 100, "epochs")->check(CLI::Range(1, 100000));
+  analysis.scaled_option("--train", train_n, 1000, 10000, 60000, "training images")->check(CLI::Range(1, 60000));
+  analysis.scaled_option("--test", test_n, 500, 2000, 10000, "test images")->check(CLI::Range(1, 10000));
   app.add_option("--batch", batch, "batch size")->check(CLI::Range(1, 60000))->capture_default_str();
-  app.add_option("--lr", lr, "SGD learning rate [default 0.05; paper 1e-4 (A.1), 1e-3 for A.2]")->check(CLI::PositiveNumber);
+  analysis.scaled_option("--lr", lr, 0.05, 0.05, 1e-4, "SGD learning rate (A.1: 1e-4; A.2: 1e-3)")->check(CLI::PositiveNumber);
   app.add_option("--tied-fraction", tied_fraction, "example-tied dropout: always-on units")->check(CLI::Range(0.0, 1.0))->capture_default_str();
   app.add_option("--l1", l1, "λ of the L1 baseline")->check(CLI::Range(0.0, 1.0))->capture_default_str();
   app.add_option("--router-hidden", router_hidden, "MoE baselines: the top-1 router's hidden width")->check(CLI::Range(1, 100000))->capture_default_str();
 
   return analysis.run(argc, argv, [&](Analysis& a) {
     auto& r = a.result;
-    const bool explicit_scale = a.app().get_option("--scale")->count() > 0;
-    const int level = explicit_scale ? (a.common.scale == Scale::quick ? 0 : 2) : 1;  // quick, default, paper
-    const auto pick = [&](auto v, auto q, auto d, auto p) { return v != decltype(v){} ? v : (level == 0 ? q : level == 1 ? d : p); };
-    widths_text = pick(widths_text, std::string("32,64"), std::string("100,500"), std::string("100,500,1000,2000,3000"));
-    sparsity_text = pick(sparsity_text, std::string("0.5,0.9"), std::string("0.5,0.9"), std::string("0.1,0.5,0.9"));
-    epochs = pick(epochs, 2, 5, 100), train_n = pick(train_n, 1000, 10000, 60000), test_n = pick(test_n, 500, 2000, 10000);
-    lr = pick(lr, 0.05, 0.05, 1e-4);
     const std::vector<double> widths = parse_number_list("--widths", widths_text, 2, 100000, true);
     const std::vector<double> sparsities = parse_number_list("--sparsity", sparsity_text, 0, 0.999999);
     std::vector<Policy> models;

@@ -49,16 +49,16 @@ int main(int argc, char** argv) {
                      .claims = {"§5.1.2", "Figure 3"},
                      .description = "Dead neurons under COMET's fixed routing over Fashion-MNIST (paper 002 §5.1.2, Figure 3); "
                                     "work items: one per random net plus the two Figure 3 nets (52 by default, 1002 at --scale paper)",
-                     .gpu_path = true});
+                     .gpu_path = true,
+                     .standard_run = true});
   auto& app = analysis.app();
-  // Parameters (§5.1.2). --nets/--images 0: by scale (quick 20 × the first 2000 test images; default, no
-  // --scale: 50 × the 60000 training images; paper: 1000 × 60000).
+  // Parameters (§5.1.2). By scale: quick routes the first 2000 test images, the others the 60000 training images.
   int nets = 0, images = 0, width_lo = 100, width_hi = 1000, hidden = 3;
   double sparsity_lo = 0.05, sparsity_hi = 1.0;
   std::string sparsity_range = "0.05,1";
   std::string preprocessing = "standardize", tie_rule = "strict";
-  app.add_option("--nets", nets, "random COMET nets (0: by scale)")->check(CLI::Range(0, 1000000))->capture_default_str();
-  app.add_option("--images", images, "images routed (0: by scale)")->check(CLI::Range(0, 60000))->capture_default_str();
+  analysis.scaled_option("--nets", nets, 20, 50, 1000, "random COMET nets (§5.1.2: 1000)")->check(CLI::Range(1, 1000000));
+  analysis.scaled_option("--images", images, 2000, 60000, 60000, "images routed (the first of the split)")->check(CLI::Range(1, 60000));
   app.add_option("--sparsity-range", sparsity_range, "lo,hi: 1 − p_k is drawn uniform on [lo, hi) (§5.1.2: 0.05,1; the sparsest nets "
                                                    "hold the dead neurons, so a narrower range is where a smaller dead share is reachable)")
       ->capture_default_str();
@@ -72,11 +72,7 @@ int main(int argc, char** argv) {
     if (range.size() != 2 || !(range[0] < range[1]))
       throw InputError(fmt::format("--sparsity-range {}: give lo,hi with 0 ≤ lo < hi ≤ 1", sparsity_range));
     sparsity_lo = range[0], sparsity_hi = range[1];
-    const bool explicit_scale = a.app().get_option("--scale")->count() > 0;
-    const bool quick = explicit_scale && a.common.scale == Scale::quick;
-    if (nets == 0) nets = quick ? 20 : (explicit_scale ? 1000 : 50);
-    const std::string split = quick ? "test" : "train";
-    if (images == 0) images = quick ? 2000 : 60000;
+    const std::string split = a.common.scale == Scale::quick ? "test" : "train";
     const nn::FashionMnist train = nn::load_fashion_mnist("train");
     nn::FashionMnist data = split == "train" ? train : nn::load_fashion_mnist("test");
     if (images > data.images.cols()) throw InputError(fmt::format("--images {}: the {} split holds {}", images, split, data.images.cols()));

@@ -136,29 +136,22 @@ int main(int argc, char** argv) {
   Analysis analysis({.name = "momlp_classify", .paper = "003", .claims = {"§6.2", "Table 5", "App. D.4", "Table 9"},
                      .description = "MoMLP classifiers (K-means prototypes, Voronoi experts, weighted and unweighted cross-entropy) "
                                     "vs the width-w√K baseline on Fashion-MNIST pixels (paper 003 §6.2, Tables 5 and 9 in miniature); "
-                                    "one work item per (model, run)"});
+                                    "one work item per (model, run)",
+                     .standard_run = true});
   auto& app = analysis.app();
   int K = 4, width = 0, runs = 0, epochs = 0, batch = 128, train_n = 0, test_n = 0;
   double lr = 1e-3;
   app.add_option("--K", K, "prototypes = experts (App. D.3.2: 4)")->check(CLI::Range(1, 1024))->capture_default_str();
-  app.add_option("--width", width, "w, each expert's hidden width; the baseline's is round(w√K) [quick 16, default 64, paper 1000]")->check(CLI::Range(1, 100000));
-  app.add_option("--runs", runs, "runs (fresh prototypes, initialisations and batch orders) [quick 3, default 10, paper 10]")->check(CLI::Range(2, 1000));
-  app.add_option("--epochs", epochs, "epochs, unstated by the paper [quick 20, default 10, paper 20]")->check(CLI::Range(1, 100000));
+  analysis.scaled_option("--width", width, 16, 64, 1000, "w, each expert's hidden width; the baseline's is round(w√K)")->check(CLI::Range(1, 100000));
+  analysis.scaled_option("--runs", runs, 3, 10, 10, "runs (fresh prototypes, initialisations and batch orders)")->check(CLI::Range(2, 1000));
+  analysis.scaled_option("--epochs", epochs, 20, 10, 20, "epochs, unstated by the paper")->check(CLI::Range(1, 100000));
   app.add_option("--batch", batch, "batch size, unstated by the paper (a cell with fewer points uses all of them)")->check(CLI::Range(2, 60000))->capture_default_str();
   app.add_option("--lr", lr, "AdamW learning rate (App. D.3.1: 1e-3; other hyperparameters PyTorch's)")->check(CLI::Range(1e-8, 10.0))->capture_default_str();
-  app.add_option("--train", train_n, "training images [quick 2000, default 10000, paper 60000]")->check(CLI::Range(2, 60000));
-  app.add_option("--test", test_n, "test images [quick 500, default 2000, paper 10000]")->check(CLI::Range(1, 10000));
+  analysis.scaled_option("--train", train_n, 2000, 10000, 60000, "training images")->check(CLI::Range(2, 60000));
+  analysis.scaled_option("--test", test_n, 500, 2000, 10000, "test images")->check(CLI::Range(1, 10000));
 
   return analysis.run(argc, argv, [&](Analysis& a) {
     auto& r = a.result;
-    const bool explicit_scale = a.app().get_option("--scale")->count() > 0;
-    const int level = explicit_scale ? (a.common.scale == Scale::quick ? 0 : 2) : 1;  // quick, default, paper
-    const auto pick = [&](const char* flag, int& v, int q, int d, int p) {
-      if (v == 0) v = level == 0 ? q : level == 1 ? d : p;
-      a.app().get_option(flag)->default_str(std::to_string(v));  // params record the value that ran
-    };
-    pick("--width", width, 16, 64, 1000), pick("--runs", runs, 3, 10, 10), pick("--epochs", epochs, 20, 10, 20);
-    pick("--train", train_n, 2000, 10000, 60000), pick("--test", test_n, 500, 2000, 10000);
     if (K > train_n) throw InputError(fmt::format("--K {}: at most the {} training images (--train)", K, train_n));
     const nn::Dataset train = fashion_mnist_pixels("train", train_n), test = fashion_mnist_pixels("test", test_n);
     const ClassifyConfig base{.K = K, .width = width, .epochs = epochs, .batch = batch, .lr = lr, .seed = a.common.seed};

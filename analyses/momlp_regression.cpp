@@ -56,19 +56,20 @@ int main(int argc, char** argv) {
   Analysis analysis({.name = "momlp_regression", .paper = "003", .claims = {"§6.1", "Table 4", "Algorithm 2", "App. D.3"},
                      .description = "MoMLP (Algorithm 2) vs its width-w√K baseline and the width-w MLP on fBm, Ackley and Rastrigin "
                                     "(Table 4), with a K sweep and a Hurst sweep; one work item per trained model",
-                     .gpu_path = true});
+                     .gpu_path = true,
+                     .standard_run = true});
   auto& app = analysis.app();
   std::string targets_text = "fbm,ackley2,ackley3,rastrigin2,rastrigin3", ks_text, hurst_sweep_text, budget_text = "steps";
   int K = 4, width = 0, layers = 3, runs = 0, epochs = 0, stage1 = 0, batch = 64, s1 = 0, s2 = 0, s3 = 0;
   double lr = 1e-4, sigma = 1e-2, hurst = 0.5;
   app.add_option("--targets", targets_text, "fbm, ackley2, ackley3, rastrigin2, rastrigin3")->capture_default_str();
   app.add_option("--K", K, "experts of the Table 4 comparison (App. D: 4)")->check(CLI::Range(1, 4096))->capture_default_str();
-  app.add_option("--K-sweep", ks_text, "expert counts of the sweep [quick and default 1,2,4,8; paper 1,2,4,8,16]");
-  app.add_option("--width", width, "w, each expert's width [quick 16, default 32, paper 1000]")->check(CLI::Range(1, 100000));
+  analysis.scaled_option("--K-sweep", ks_text, "1,2,4,8", "1,2,4,8", "1,2,4,8,16", "expert counts of the sweep");
+  analysis.scaled_option("--width", width, 16, 32, 1000, "w, each expert's width")->check(CLI::Range(1, 100000));
   app.add_option("--layers", layers, "hidden layers after deepening (App. D.3.1: 3)")->check(CLI::Range(1, 64))->capture_default_str();
-  app.add_option("--runs", runs, "runs: fresh split and initialisation [quick 3, default 5, paper 10]")->check(CLI::Range(2, 1000));
-  app.add_option("--epochs", epochs, "eq. (40) epochs (unstated) [quick 10, default 40, paper 200]")->check(CLI::Range(0, 1000000));
-  app.add_option("--stage1-epochs", stage1, "eq. (39) epochs (unstated) [quick 2, default 10, paper 50]")->check(CLI::Range(0, 1000000));
+  analysis.scaled_option("--runs", runs, 3, 5, 10, "runs: fresh split and initialisation")->check(CLI::Range(2, 1000));
+  analysis.scaled_option("--epochs", epochs, 10, 40, 200, "eq. (40) epochs (unstated)")->check(CLI::Range(1, 1000000));
+  analysis.scaled_option("--stage1-epochs", stage1, 2, 10, 50, "eq. (39) epochs (unstated)")->check(CLI::Range(1, 1000000));
   app.add_option("--batch", batch, "batch size (unstated)")->check(CLI::Range(1, 1000000))->capture_default_str();
   app.add_option("--lr", lr, "Adam learning rate (App. D.3.1: 1e-4)")->check(CLI::Range(1e-12, 10.0))->capture_default_str();
   app.add_option("--sigma", sigma, "deepening noise σ (unstated)")->check(CLI::Range(0.0, 10.0))->capture_default_str();
@@ -76,20 +77,13 @@ int main(int argc, char** argv) {
                                           "epochs over all data: equal wall time with one machine per expert)")
       ->check(CLI::IsMember({"epochs", "steps"}))->capture_default_str();
   app.add_option("--hurst", hurst, "Hurst index of the fBm target (unstated)")->check(CLI::Range(0.01, 0.99))->capture_default_str();
-  app.add_option("--hurst-sweep", hurst_sweep_text, "Hurst indices for MoMLP vs baseline on fBm [quick none, default 0.1,0.3,0.5,0.7,0.9]");
-  app.add_option("--s1", s1, "grid points, n = 1 (L320: 10000) [quick 1000]")->check(CLI::Range(10, 10000000));
-  app.add_option("--s2", s2, "grid points a side, n = 2 (L320: 150) [quick 40]")->check(CLI::Range(3, 10000));
-  app.add_option("--s3", s3, "grid points a side, n = 3 (L320: 30) [quick 12]")->check(CLI::Range(3, 1000));
+  analysis.scaled_option("--hurst-sweep", hurst_sweep_text, "", "0.1,0.3,0.5,0.7,0.9", "0.1,0.3,0.5,0.7,0.9", "Hurst indices for MoMLP vs baseline on fBm");
+  analysis.scaled_option("--s1", s1, 1000, 10000, 10000, "grid points, n = 1 (L320: 10000)")->check(CLI::Range(10, 10000000));
+  analysis.scaled_option("--s2", s2, 40, 150, 150, "grid points a side, n = 2 (L320: 150)")->check(CLI::Range(3, 10000));
+  analysis.scaled_option("--s3", s3, 12, 30, 30, "grid points a side, n = 3 (L320: 30)")->check(CLI::Range(3, 1000));
 
   return analysis.run(argc, argv, [&](Analysis& a) {
     auto& r = a.result;
-    const bool explicit_scale = a.app().get_option("--scale")->count() > 0;
-    const int level = explicit_scale ? (a.common.scale == Scale::quick ? 0 : 2) : 1;  // quick, default, paper
-    const auto pick = [&](auto v, auto q, auto d, auto p) { return v != decltype(v){} ? v : (level == 0 ? q : level == 1 ? d : p); };
-    width = pick(width, 16, 32, 1000), runs = pick(runs, 3, 5, 10), epochs = pick(epochs, 10, 40, 200), stage1 = pick(stage1, 2, 10, 50);
-    s1 = pick(s1, 1000, 10000, 10000), s2 = pick(s2, 40, 150, 150), s3 = pick(s3, 12, 30, 30);
-    if (a.app().get_option("--K-sweep")->count() == 0) ks_text = level == 2 ? "1,2,4,8,16" : "1,2,4,8";
-    if (a.app().get_option("--hurst-sweep")->count() == 0) hurst_sweep_text = level == 0 ? "" : "0.1,0.3,0.5,0.7,0.9";
     const std::vector<Target> targets = parse_targets(targets_text);
     std::vector<double> ks = parse_number_list("--K-sweep", ks_text, 1, 4096, true);
     const std::vector<double> hursts = hurst_sweep_text.empty() ? std::vector<double>{} : parse_number_list("--hurst-sweep", hurst_sweep_text, 0.01, 0.99);

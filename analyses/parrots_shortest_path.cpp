@@ -65,22 +65,23 @@ std::vector<double> by_distance(const PathScore& score) {
 int main(int argc, char** argv) {
   Analysis analysis({.name = "parrots_shortest_path", .paper = "004", .claims = {"§4.3", "Figure 4b"},
                      .description = "shortest paths in directed random graphs: held-out accuracy of dense decoders against width and of "
-                                    "top-2 MoEs against the number of experts (paper 004 Figure 4b, scaled down); one work item per trained model"});
+                                    "top-2 MoEs against the number of experts (paper 004 Figure 4b, scaled down); one work item per trained model",
+                     .standard_run = true});
   auto& app = analysis.app();
   std::string dense_text, moe_text, experts_text;
   int n = 0, layers = 0, heads = 2, seeds = 0;
   long train_graphs = 0, test_graphs = 0;
   double mean_length = 3.5;
   nn::DecoderTraining training{.epochs = 0, .batch = 32, .lr = 2e-3};
-  app.add_option("--vertices", n, "graph size n [quick 12, default 12, paper 50]")->check(CLI::Range(3, 200));
-  app.add_option("--train", train_graphs, "training graphs [quick 2000, default 10000, paper 100000]")->check(CLI::Range(1L, 100000000L));
-  app.add_option("--test", test_graphs, "held-out graphs [quick 200, default 500, paper 1000]")->check(CLI::Range(1L, 10000000L));
-  app.add_option("--epochs", training.epochs, "epochs (§4.1 sweeps 2, 5, 10, 15) [quick 4, default 8, paper 15]")->check(CLI::Range(1, 100000));
-  app.add_option("--dense-widths", dense_text, "dense widths d [quick 16,24,32, default 16,32,64, paper 128,256,512]");
-  app.add_option("--moe-widths", moe_text, "MoE widths d, each expert's inner width d [quick 16, default 16, paper 128,256]");
-  app.add_option("--experts", experts_text, "expert counts K (top-2 routing) [quick 2,4,8, default 2,4,8, paper 8,16,32,64]");
-  app.add_option("--layers", layers, "decoder blocks L (§4.1: 12) [quick 2, default 2, paper 4]")->check(CLI::Range(1, 64));
-  app.add_option("--seeds", seeds, "trainings per model (initialisation and batch order) [quick 1, default 2, paper 3]")->check(CLI::Range(1, 1000));
+  analysis.scaled_option("--vertices", n, 12, 12, 50, "graph size n")->check(CLI::Range(3, 200));
+  analysis.scaled_option("--train", train_graphs, 2000L, 10000L, 100000L, "training graphs")->check(CLI::Range(1L, 100000000L));
+  analysis.scaled_option("--test", test_graphs, 200L, 500L, 1000L, "held-out graphs")->check(CLI::Range(1L, 10000000L));
+  analysis.scaled_option("--epochs", training.epochs, 4, 8, 15, "epochs (§4.1 sweeps 2, 5, 10, 15)")->check(CLI::Range(1, 100000));
+  analysis.scaled_option("--dense-widths", dense_text, "16,24,32", "16,32,64", "128,256,512", "dense widths d");
+  analysis.scaled_option("--moe-widths", moe_text, "16", "16", "128,256", "MoE widths d, each expert's inner width d");
+  analysis.scaled_option("--experts", experts_text, "2,4,8", "2,4,8", "8,16,32,64", "expert counts K (top-2 routing)");
+  analysis.scaled_option("--layers", layers, 2, 2, 4, "decoder blocks L (§4.1: 12)")->check(CLI::Range(1, 64));
+  analysis.scaled_option("--seeds", seeds, 1, 2, 3, "trainings per model (initialisation and batch order)")->check(CLI::Range(1, 1000));
   app.add_option("--heads", heads, "attention heads (dividing every width)")->check(CLI::Range(1, 64))->capture_default_str();
   app.add_option("--batch", training.batch, "batch size (§4.1: the largest of 8, 16, 32)")->check(CLI::Range(2, 4096))->capture_default_str();
   app.add_option("--lr", training.lr, "peak AdamW learning rate")->check(CLI::Range(1e-12, 10.0))->capture_default_str();
@@ -88,14 +89,6 @@ int main(int argc, char** argv) {
 
   return analysis.run(argc, argv, [&](Analysis& a) {
     auto& r = a.result;
-    const bool explicit_scale = a.app().get_option("--scale")->count() > 0;
-    const int level = explicit_scale ? (a.common.scale == Scale::quick ? 0 : 2) : 1;  // quick, default, paper
-    const auto pick = [&](auto v, auto q, auto d, auto p) { return v != decltype(v){} ? v : (level == 0 ? q : level == 1 ? d : p); };
-    n = pick(n, 12, 12, 50), layers = pick(layers, 2, 2, 4), seeds = pick(seeds, 1, 2, 3), training.epochs = pick(training.epochs, 4, 8, 15);
-    train_graphs = pick(train_graphs, 2000L, 10000L, 100000L), test_graphs = pick(test_graphs, 200L, 500L, 1000L);
-    dense_text = pick(dense_text, std::string("16,24,32"), std::string("16,32,64"), std::string("128,256,512"));
-    moe_text = pick(moe_text, std::string("16"), std::string("16"), std::string("128,256"));
-    experts_text = pick(experts_text, std::string("2,4,8"), std::string("2,4,8"), std::string("8,16,32,64"));
     std::vector<ModelSpec> models;
     for (int seed = 0; seed < seeds; ++seed) {
       for (double w : parse_number_list("--dense-widths", dense_text, 2, 4096, true)) models.push_back({int(w), 1, seed});

@@ -1,6 +1,8 @@
 // Paper 002's statistical checks (comet_train, comet_utilization) on tiny runs: each comparison is a
 // claim with a verdict from app::direction / app::equivalent, its power at the stated effect, and an
 // exit code that follows the verdicts (0 all hold, 3 contradicted, 4 inconclusive).
+#include <algorithm>
+
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -51,6 +53,31 @@ TEST_CASE("comet_utilization: the dead percentage is resampled by net and every 
   CHECK(7.6e-4 - j["data"]["dead_percent"].get<double>() == Approx(dead["tolerance"]["estimate"].get<double>()).margin(1e-15));
   for (const auto& c : j["checks"])
     if (c["id"] == "dead_vs_sparsity") require_powered_claim(c, 0.1);
+}
+
+TEST_CASE("comet_utilization without --scale: its own default run, and params say so", "[analysis][comet_utilization]") {
+  // The default run sits between quick and paper (20 / 50 / 1000 nets); the JSON must record the
+  // settings that ran, never "quick" for a run that was not.
+  const fs::path out = fresh_dir("comet_utilization_default");
+  const Run r = run("comet_utilization --images 300 --device cpu --list-items --out " + out.string());
+  REQUIRE(r.code == 0);
+  CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 52);  // 50 nets and Figure 3's two
+  const Run one = run("comet_utilization --nets 3 --images 300 --device cpu --out " + out.string());
+  INFO(one.output);
+  REQUIRE((one.code == 0 || one.code == 3 || one.code == 4));
+  const json j = read_json(out / "comet_utilization.json");
+  CHECK(j["params"]["scale"] == "default");
+  CHECK(j["params"]["nets"] == 3);
+  CHECK(j["params"]["images"] == 300);
+  CHECK(j["data"]["resolved"]["split"] == "train");
+  const Run quick = run("comet_utilization --scale quick --images 300 --device cpu --out " + out.string());
+  REQUIRE((quick.code == 0 || quick.code == 3 || quick.code == 4));
+  const json q = read_json(out / "comet_utilization.json");
+  CHECK(q["params"]["scale"] == "quick");
+  CHECK(q["params"]["nets"] == 20);  // resolved by scale, and recorded as the value that ran
+  CHECK(q["data"]["resolved"]["split"] == "test");
+  const Run help = run("comet_utilization --help");
+  CHECK(help.output.find("[quick 20; default 50; paper 1000]") != std::string::npos);
 }
 
 TEST_CASE("comet_train: each comparison is a one-sided paired claim with power; 'matches' is a TOST", "[analysis][comet_train]") {

@@ -102,6 +102,8 @@ const OwnCase kOwnBadInput[] = {
     {"comet_train", "--sparsity 1"},
     {"comet_train", "--widths 1"},
     {"comet_utilization", "--images 70000"},
+    {"comet_utilization", "--nets 0"},
+    {"comet_train", "--epochs 0"},
     {"comet_utilization", "--preprocess whiten"},
     {"comet_overlap", "--pk 0,0.5"},
     {"comet_overlap", "--pk 1.5"},

@@ -43,7 +43,10 @@ Analysis::Analysis(AnalysisInfo info) : info_(std::move(info)), app_(std::make_u
   app.add_option("--out", common.out, "output folder")->capture_default_str();
   app.add_option("--device", common.device_flag, "where to compute")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))->capture_default_str();
-  app.add_option("--scale", scale_flag_, "quick: seconds, for tests; paper: the paper's setting")
+  app.add_option("--scale", scale_flag_,
+                 info_.standard_run ? "quick: seconds, for tests; paper: the paper's setting; without --scale: this analysis's default run "
+                                      "(the flags' \"default\" values), which figures/ holds"
+                                    : "quick: seconds, for tests; paper: the paper's setting")
       ->check(CLI::IsMember({"quick", "paper"}))->capture_default_str();
   app.add_option("--threads", common.threads, "OpenMP threads, and the work items a sweep runs at once (0: all cores of the affinity mask); results do not depend on it")
       ->check(CLI::Range(0, 1024))->capture_default_str();
@@ -78,6 +81,10 @@ json Analysis::collect_params() const {
     // How a run executes, never what it computes: kept out of <name>.json, which must not differ
     // between a resumed run, a listing or a test's hand-out order and a plain one.
     if (name == "resume" || name == "list-items" || name == "item-order" || name.rfind("price-", 0) == 0) continue;
+    if (name == "scale" && opt->count() == 0 && info_.standard_run) {
+      params[name] = "default";  // Scale::standard: the analysis's own default run
+      continue;
+    }
     if (opt->get_items_expected_max() == 0) {  // a flag: present or not
       params[name] = opt->count() > 0;
       continue;
@@ -206,7 +213,8 @@ int Analysis::run(int argc, char** argv, const std::function<void(Analysis&)>& b
 }
 
 void Analysis::setup() {
-  common.scale = scale_flag_ == "paper" ? Scale::paper : Scale::quick;
+  const bool scale_given = app_->get_option("--scale")->count() > 0;
+  common.scale = scale_flag_ == "paper" ? Scale::paper : !scale_given && info_.standard_run ? Scale::standard : Scale::quick;
   for (auto& resolve : resolvers_) resolve(common.scale);
   if (!info_.gpu_path && common.device_flag == "cuda")
     throw InputError(fmt::format("--device cuda: {} has no GPU code path; use --device cpu or auto", info_.name));

@@ -18,12 +18,14 @@
 // A grid goes through sweep() (app/sweep.hpp): alone it runs the items on --threads compute
 // threads; under mpirun or srun every rank parses the flags and builds the grid, the ranks share
 // the items, and rank 0 alone reduces and writes, every rank exiting with rank 0's code.
+#include <charconv>
 #include <cstdint>
 #include <exception>
 #include <filesystem>
 #include <functional>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -38,7 +40,11 @@
 
 namespace sparseact::app {
 
-enum class Scale { quick, paper };
+/// --scale quick (seconds; what tests run) or paper (the paper's setting where a 2-core machine can).
+/// Without --scale an analysis runs its default_scale, unless it declares a default run of its own
+/// (AnalysisInfo::standard_run): then Scale::standard, settings between the two, which figures/ holds.
+/// (`standard` because `default` is a keyword; the flags' help and params call it "default".)
+enum class Scale { quick, standard, paper };
 
 struct AnalysisInfo {
   std::string name;   ///< executable and result name
@@ -50,6 +56,9 @@ struct AnalysisInfo {
   /// the CPU and --device cuda is bad input (exit 2), so the JSON's `device` is always where the
   /// work ran (docs/DESIGN.md, Devices).
   bool gpu_path = false;
+  /// Whether a run without --scale has settings of its own (Scale::standard), given by the three-valued
+  /// scaled_option; params then record scale "default", never a scale that did not run.
+  bool standard_run = false;
 };
 
 /// The flags every analysis takes.
@@ -72,7 +81,8 @@ class Analysis {
   CLI::App& app() { return *app_; }
   const AnalysisInfo& info() const { return info_; }
 
-  /// An option whose default depends on --scale; an explicit value always wins.
+  /// An option whose default depends on --scale; an explicit value always wins. Scale::standard takes
+  /// the quick value here: an analysis with a standard run uses the three-valued form below.
   template <class T>
   CLI::Option* scaled_option(const std::string& name, T& var, T quick, T paper, const std::string& help) {
     auto* opt = app_->add_option(name, var, help + " [quick: " + to_text(quick) + ", paper: " + to_text(paper) + "]");
@@ -80,6 +90,20 @@ class Analysis {
       if (opt->count() == 0) {
         var = (s == Scale::paper) ? paper : quick;
         opt->default_str(to_text(var));  // so params records the value used
+      }
+    });
+    return opt;
+  }
+  /// The same with a value for the default run too (AnalysisInfo::standard_run).
+  template <class T>
+  CLI::Option* scaled_option(const std::string& name, T& var, std::type_identity_t<T> quick, std::type_identity_t<T> standard,
+                             std::type_identity_t<T> paper, const std::string& help) {
+    const auto shown = [](const T& v) { return to_text(v).empty() ? std::string("none") : to_text(v); };
+    auto* opt = app_->add_option(name, var, help + " [quick " + shown(quick) + "; default " + shown(standard) + "; paper " + shown(paper) + "]");
+    resolvers_.push_back([opt, &var, quick, standard, paper](Scale s) {
+      if (opt->count() == 0) {
+        var = s == Scale::paper ? paper : s == Scale::standard ? standard : quick;
+        opt->default_str(to_text(var));
       }
     });
     return opt;
@@ -109,8 +133,14 @@ class Analysis {
  private:
   template <class T>
   static std::string to_text(const T& v) {
-    if constexpr (std::is_convertible_v<T, std::string>) return std::string(v);
-    else return std::to_string(v);
+    if constexpr (std::is_convertible_v<T, std::string>) {
+      return std::string(v);
+    } else if constexpr (std::is_floating_point_v<T>) {  // shortest round trip: 1e-12, not to_string's "0.000000"
+      char buf[32];
+      return std::string(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+    } else {
+      return std::to_string(v);
+    }
   }
   json collect_params() const;
   /// The parameters that change results: params without where and how the run executes.
