@@ -94,10 +94,13 @@ class Analysis {
     });
     return opt;
   }
+  /// T as a parameter that is not deduced from (C++17's spelling of std::type_identity_t), so that
+  /// "32,64" initialises a std::string option.
+  template <class T>
+  using Given = typename std::common_type<T>::type;
   /// The same with a value for the default run too (AnalysisInfo::standard_run).
   template <class T>
-  CLI::Option* scaled_option(const std::string& name, T& var, std::type_identity_t<T> quick, std::type_identity_t<T> standard,
-                             std::type_identity_t<T> paper, const std::string& help) {
+  CLI::Option* scaled_option(const std::string& name, T& var, Given<T> quick, Given<T> standard, Given<T> paper, const std::string& help) {
     const auto shown = [](const T& v) { return to_text(v).empty() ? std::string("none") : to_text(v); };
     auto* opt = app_->add_option(name, var, help + " [quick " + shown(quick) + "; default " + shown(standard) + "; paper " + shown(paper) + "]");
     resolvers_.push_back([opt, &var, quick, standard, paper](Scale s) {
