@@ -165,7 +165,13 @@ std::string params_changed(const json& defaults, const json& larger) {
   for (const auto& [key, value] : larger.items()) {
     const json was = defaults.is_object() && defaults.contains(key) ? defaults[key] : json();
     if (was == value || key == "out" || key == "resume" || key == "threads") continue;
-    const bool unset = was.is_null() || (was.is_string() && was.get<std::string>().empty());  // "": the analysis's own default
+    // "" or null: resolved by scale in a run that did not record the value (written before scaled flags
+    // recorded what ran). Unknown for the larger run, so not shown; "(default)" for the default run.
+    const auto unrecorded = [](const json& v) { return v.is_null() || (v.is_string() && v.get<std::string>().empty()); };
+    if (unrecorded(value)) continue;
+    // Those runs also recorded "quick" for a run without --scale; their other flags say what ran.
+    if (key == "scale" && was == "default" && value == "quick") continue;
+    const bool unset = unrecorded(was);
     out += fmt::format("{}--{} {} → {}", out.empty() ? "" : ", ", key, unset ? "(default)" : cell(was), cell(value));
   }
   return out.empty() ? "the default flags" : out;
