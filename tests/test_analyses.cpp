@@ -306,6 +306,34 @@ TEST_CASE("sparseact_report sets each at-scale claim beside the default run's ve
         std::string::npos);
 }
 
+TEST_CASE("sparseact_report shows only the flags a larger run recorded: no unrecorded value, no pre-standard 'quick'",
+          "[analysis][report]") {
+  // A larger run written before scaled flags recorded what ran says "" for them and scale "quick" for a
+  // run without --scale; beside a default run that records both, only --trials may be shown as a departure.
+  const fs::path root = fresh_dir("report_unrecorded");
+  fs::create_directories(root / "fake");
+  fs::create_directories(root / "at-scale" / "fake");
+  const auto result = [](const json& params, int n) {
+    const json c = {{"id", "p_at_least"}, {"kind", "claim"}, {"claim", "paper 042 Lemma 1"}, {"statement", "s"}, {"predicted", "θ > 0"},
+                    {"measured", 1}, {"verdict", "inconclusive"}, {"holds", false}, {"tolerance", json::object()}, {"note", ""},
+                    {"detail", nullptr},
+                    {"power", {{"power", 0.3}, {"effect", 0.05}, {"effect_source", "stated"}, {"n", n}, {"unit", "trials"}, {"n_for_80", 500}}}};
+    return json{{"analysis", "fake"}, {"paper", "042"}, {"elapsed_s", 10.0}, {"params", params}, {"checks", json::array({c})}};
+  };
+  std::ofstream(root / "fake" / "fake.json") << result({{"trials", 30}, {"epochs", 5}, {"scale", "default"}}, 30).dump();
+  std::ofstream(root / "at-scale" / "fake" / "fake.json") << result({{"trials", 120}, {"epochs", ""}, {"scale", "quick"}}, 120).dump();
+  const Run r = run("sparseact_report " + root.string());
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  std::ifstream in(root / "REPORT.md");
+  const std::string md(std::istreambuf_iterator<char>(in), {});
+  INFO(md);
+  const std::size_t at = md.find("### At larger scale");
+  REQUIRE(at != std::string::npos);
+  const std::string row = md.substr(md.find("| [fake › p_at_least]", at), 300);
+  CHECK(row.find("| 30 trials | --trials 30 → 120 | 120 trials |") != std::string::npos);
+}
+
 TEST_CASE("pricing a grid (--price-items) times the cheapest items, projects the grid through its cost model and writes only price.json",
           "[analysis][price]") {
   const fs::path out = fresh_dir("price");
