@@ -175,6 +175,15 @@ TEST_CASE("help and version exit 0", "[analysis][cli]") {
   CHECK(v.output.find("sparseact") != std::string::npos);
 }
 
+/// Runs sparseact_report on `root`, requires exit 0 and returns the REPORT.md it wrote.
+static std::string report_markdown(const fs::path& root) {
+  const Run r = run("sparseact_report " + root.string());
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  std::ifstream in(root / "REPORT.md");
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
 TEST_CASE("sparseact_report writes REPORT.md with a row per check", "[analysis][report]") {
   const fs::path root = fresh_dir("report");
   REQUIRE(run("mp_spectrum --scale quick --out " + (root / "mp_spectrum").string()).code == 0);
@@ -224,11 +233,7 @@ TEST_CASE("sparseact_report counts every verdict and kind, lists what is wrong, 
       {{"id", "legacy"}, {"claim", "paper 042 legacy"}, {"holds", true}}};
   std::ofstream(root / "fake" / "fake.json")
       << json{{"analysis", "fake"}, {"paper", "042"}, {"elapsed_s", 100.0}, {"checks", checks}}.dump();
-  const Run r = run("sparseact_report " + root.string());
-  INFO(r.output);
-  REQUIRE(r.code == 0);
-  std::ifstream in(root / "REPORT.md");
-  const std::string md(std::istreambuf_iterator<char>(in), {});
+  const std::string md = report_markdown(root);
   INFO(md);
   // holds (ok, legacy) 2, not refuted 1, contradicted 1, not reproduced 1, direction only 1, erratum 1, inconclusive 1,
   // own question 1, observation 1, self-check 1 passing.
@@ -285,11 +290,7 @@ TEST_CASE("sparseact_report sets each at-scale claim beside the default run's ve
   // A second larger run of the same analysis, in a folder <name>@<variant>, is a row of its own.
   fs::create_directories(root / "at-scale" / "fake@t60");
   std::ofstream(root / "at-scale" / "fake@t60" / "fake.json") << result("inconclusive", 60, 60).dump();
-  const Run r = run("sparseact_report " + root.string());
-  INFO(r.output);
-  REQUIRE(r.code == 0);
-  std::ifstream in(root / "REPORT.md");
-  const std::string md(std::istreambuf_iterator<char>(in), {});
+  const std::string md = report_markdown(root);
   INFO(md);
   // The at-scale folder is not an analysis of its own: the claim is counted once, from its most decisive run (the
   // at-scale run that holds), and the lists name that run.
@@ -322,11 +323,7 @@ TEST_CASE("sparseact_report shows only the flags a larger run recorded: no unrec
   };
   std::ofstream(root / "fake" / "fake.json") << result({{"trials", 30}, {"epochs", 5}, {"scale", "default"}}, 30).dump();
   std::ofstream(root / "at-scale" / "fake" / "fake.json") << result({{"trials", 120}, {"epochs", ""}, {"scale", "quick"}}, 120).dump();
-  const Run r = run("sparseact_report " + root.string());
-  INFO(r.output);
-  REQUIRE(r.code == 0);
-  std::ifstream in(root / "REPORT.md");
-  const std::string md(std::istreambuf_iterator<char>(in), {});
+  const std::string md = report_markdown(root);
   INFO(md);
   const std::size_t at = md.find("### At larger scale");
   REQUIRE(at != std::string::npos);
