@@ -209,6 +209,7 @@ Check& direction(Analysis& a, Claim c, const Evidence& e, const Effect& effect, 
                    {"rule", "one pass (DESIGN.md): lower bound > 0: holds, or 'direction only' when the paper states the effect and the "
                             "upper bound < the effect that counts; lower bound ≤ 0: contradicted when the upper bound < the effect that "
                             "counts (the paper's, its spread's lower end, or a prefixed threshold; else 0), inconclusive otherwise"}};
+  if (c.deterministic_data) out.tolerance["deterministic_data"] = true;
   out.power = power_json(e, effect.value, effect.source, power,
                          [&](double se, double df) { return stats::one_sided_power(effect.value, se, df, alpha); });
   out.verdict = direction_verdict(lo, hi, counts, effect.papers);
@@ -239,6 +240,7 @@ Check& equivalent(Analysis& a, Claim c, const Evidence& e, double margin, const 
                    {"p_value", t.p_value},
                    {"rule", "holds: the (1 − 2α) interval inside (−Δ, Δ); contradicted: entirely outside; inconclusive "
                             "otherwise (power reported, never deciding)"}};
+  if (c.deterministic_data) out.tolerance["deterministic_data"] = true;
   out.power = power_json(e, 0.0, "θ = 0 (equal), margin " + margin_source, power,
                          [&](double se, double df) { return stats::tost_power(margin, se, df, 0.0, alpha); });
   out.verdict = equivalence_verdict(t.interval.lo, t.interval.hi, margin);

@@ -82,6 +82,12 @@ struct Claim {
   /// The check can refute the claim but never establish it (one model family against a lower bound
   /// over all models): passing reads `not refuted`, not `holds`.
   bool can_only_refute = false;
+  /// The numbers a statistical helper (direction, equivalent, rate) tests come from a computation with
+  /// no random draw (a seedless construction, a deterministic net): their "standard error" measures
+  /// curvature, not sampling, so the test says nothing about the paper. Recorded as
+  /// tolerance.deterministic_data; such a check must be a self-check (the report's lint refuses a
+  /// claim or own question that carries it).
+  bool deterministic_data = false;
 };
 
 enum class Relation {
