@@ -129,15 +129,15 @@ TEST_CASE("kinds and departures: own questions are decided apart, a departing se
 TEST_CASE("equivalent (TOST): holds inside the margin, contradicted outside, inconclusive when the interval straddles",
           "[app][verdicts]") {
   Analysis a = test_analysis();
-  CHECK(equivalent(a, {.id = "same", .claim = "Lemma 1"}, welch(1.0, 1.02, 0.05, 10), 0.1, "stated").verdict == "holds");
-  CHECK(equivalent(a, {.id = "apart", .claim = "Lemma 1"}, welch(1.0, 2.0, 0.05, 10), 0.1, "stated").verdict ==
+  CHECK(equivalent(a, {.id = "same", .claim = "Lemma 1"}, welch(1.0, 1.02, 0.05, 10), 0.1, "paper 042 Table 1: 0.1").verdict == "holds");
+  CHECK(equivalent(a, {.id = "apart", .claim = "Lemma 1"}, welch(1.0, 2.0, 0.05, 10), 0.1, "paper 042 Table 1: 0.1").verdict ==
         "contradicted");
-  const Check& wide = equivalent(a, {.id = "wide", .claim = "Lemma 1"}, welch(1.0, 1.0, 0.5, 2), 0.1, "stated");
+  const Check& wide = equivalent(a, {.id = "wide", .claim = "Lemma 1"}, welch(1.0, 1.0, 0.5, 2), 0.1, "paper 042 Table 1: 0.1");
   CHECK(wide.verdict == "inconclusive");
   CHECK(wide.power["power"].get<double>() < 0.8);
   CHECK(wide.power["n_for_80"].get<std::size_t>() > 4);
   // High power at θ = 0 decides nothing: an interval that straddles ±Δ is inconclusive.
-  const Check& straddle = equivalent(a, {.id = "straddle", .claim = "Lemma 1"}, welch(1.0, 1.1, 0.01, 20), 0.1, "stated");
+  const Check& straddle = equivalent(a, {.id = "straddle", .claim = "Lemma 1"}, welch(1.0, 1.1, 0.01, 20), 0.1, "paper 042 Table 1: 0.1");
   CHECK(straddle.power["power"].get<double>() >= 0.8);
   CHECK(straddle.verdict == "inconclusive");
 }
@@ -199,15 +199,15 @@ TEST_CASE("uniform_categories: every share within Δ of 1/K holds, one share out
   Analysis a = test_analysis();
   const auto claim = [](const char* id) { return Claim{.id = id, .claim = "Lemma 1"}; };
   // 10⁵ trials per group, split exactly evenly: every relative interval is about ±0.01 wide, inside ±0.1.
-  const Check& even = uniform_categories(a, claim("even"), {{"K = 2", {50000, 50000}}, {"K = 4", {25000, 25000, 25000, 25000}}}, 0.1, "stated");
+  const Check& even = uniform_categories(a, claim("even"), {{"K = 2", {50000, 50000}}, {"K = 4", {25000, 25000, 25000, 25000}}}, 0.1, "paper 042 Lemma 1: 0.1");
   CHECK(even.verdict == "holds");
   CHECK(even.power["power"].get<double>() > 0.99);
   // One of 4 categories at 0.3 instead of 0.25 (K p − 1 = 0.2): its interval lies entirely above Δ = 0.1.
-  const Check& heavy = uniform_categories(a, claim("heavy"), {{"K = 4", {30000, 23334, 23333, 23333}}}, 0.1, "stated");
+  const Check& heavy = uniform_categories(a, claim("heavy"), {{"K = 4", {30000, 23334, 23333, 23333}}}, 0.1, "paper 042 Lemma 1: 0.1");
   CHECK(heavy.verdict == "contradicted");
   CHECK(heavy.detail["deciding"] == "K = 4, category 0");
   // 200 trials over 8 categories: each share's 90 % interval reaches ±30 % of 1/8, so nothing is shown either way.
-  const Check& few = uniform_categories(a, claim("few"), {{"K = 8", {25, 25, 25, 25, 25, 25, 25, 25}}}, 0.1, "stated");
+  const Check& few = uniform_categories(a, claim("few"), {{"K = 8", {25, 25, 25, 25, 25, 25, 25, 25}}}, 0.1, "paper 042 Lemma 1: 0.1");
   CHECK(few.verdict == "inconclusive");
   const double p = few.power["power"].get<double>();
   CHECK(p < 0.8);

@@ -1,9 +1,11 @@
 #pragma once
 // Claims about probabilities read from counts of independent trials (lsh_buckets, parrots_memorize).
 //
-// wilson_evidence: "P ≥ p₀", θ = P − p₀ > 0, read from the Wilson score interval. The two-sided
-// (1 − 2α) interval, taken about its centre, gives app::direction()'s one-sided (1 − α) bounds
-// exactly, so "holds" means the Wilson lower end clears p₀.
+// wilson_evidence: "P ≥ p₀", θ = P − p₀ > 0, read from the Wilson score interval. The estimate is
+// p̂ − p₀ and the two-sided (1 − 2α) Wilson interval's ends, less p₀, are app::direction()'s one-sided
+// (1 − α) bounds exactly (Evidence::lower/upper: the interval is asymmetric about p̂), so "holds" means
+// the Wilson lower end clears p₀; everything is clipped to θ's range [−p₀, 1 − p₀]. The standard
+// error (the interval's half-width over z) sets the power only.
 //
 // uniform_categories: "every one of K categories has probability 1/K" (a router that splits its
 // inputs evenly, paper 004 Lemma D.6), shown as equivalence rather than as a χ² test that fails to
@@ -26,9 +28,12 @@ namespace sparseact::app {
 
 inline Evidence wilson_evidence(std::int64_t hits, std::int64_t trials, double p0, double alpha, std::string unit) {
   const stats::Interval w = stats::wilson_interval(hits, trials, 2 * alpha);
-  const double centre = 0.5 * (w.lo + w.hi);
-  return evidence_from_interval(centre - p0, {w.lo - p0, w.hi - p0}, 2 * alpha, std::size_t(trials), std::move(unit),
-                                "Wilson score interval (normal)");
+  const double p_hat = double(hits) / double(trials);
+  Evidence e = evidence_from_interval(p_hat - p0, {w.lo - p0, w.hi - p0}, 2 * alpha, std::size_t(trials), std::move(unit),
+                                      "Wilson score interval (p̂ − p₀)");
+  e.lower = w.lo - p0, e.upper = w.hi - p0;
+  e.range_lo = -p0, e.range_hi = 1 - p0;
+  return e;
 }
 
 /// One group of counts over K = counts.size() categories (e.g. one K's expert loads).

@@ -157,6 +157,25 @@ std::string local_slopes_text(const std::vector<double>& slopes) {
 
 }  // namespace
 
+bool margin_fixed_before_data(const std::string& margin_source) {
+  for (const char* prefix : {"paper ", "DESIGN.md", "pre-registration"})
+    if (margin_source.rfind(prefix, 0) == 0) return true;
+  return false;
+}
+
+std::string direction_predicted(double value, double counts, bool papers, bool prefixed, double spread) {
+  if (papers)
+    return fmt::format("θ > 0 and consistent with the paper's {}{}", number(value),
+                       spread > 0 ? fmt::format(" (its spread: ≥ {})", number(counts)) : "");
+  if (prefixed) return fmt::format("θ > 0 (the effect that counts, fixed before the data: {})", number(counts));
+  return fmt::format("θ > 0 (smallest effect of interest, sets power only: {})", number(value));
+}
+
+std::string direction_power_text(double power, double value, bool papers, bool prefixed) {
+  return fmt::format("power {:.2f} at {} θ = {}", power,
+                     papers ? "the paper's" : prefixed ? "the effect that counts," : "the smallest effect of interest,", number(value));
+}
+
 double effect_that_counts(const Effect& effect, double alpha) {
   if (effect.papers) return std::max(0.0, effect.value - (effect.spread > 0 ? stats::normal_quantile(1 - alpha) * effect.spread : 0.0));
   return effect.prefixed ? effect.value : 0.0;
@@ -183,18 +202,18 @@ Check& direction(Analysis& a, Claim c, const Evidence& e, const Effect& effect, 
   if (!(effect.value > 0)) throw std::logic_error("check " + c.id + ": the effect that counts must be > 0");
   if (!(effect.spread >= 0)) throw std::logic_error("check " + c.id + ": the paper's spread must be ≥ 0");
   const double q = std::isinf(e.df) ? stats::normal_quantile(1 - alpha) : stats::student_t_quantile(1 - alpha, e.df);
-  // Bounds never leave the parameter's range.
-  const double lo = std::clamp(e.estimate - q * e.std_error, e.range_lo, e.range_hi);
-  const double hi = std::clamp(e.estimate + q * e.std_error, e.range_lo, e.range_hi);
+  // Bounds never leave the parameter's range; explicit bounds (Wilson) are taken as they are.
+  const double lo = std::clamp(std::isnan(e.lower) ? e.estimate - q * e.std_error : e.lower, e.range_lo, e.range_hi);
+  const double hi = std::clamp(std::isnan(e.upper) ? e.estimate + q * e.std_error : e.upper, e.range_lo, e.range_hi);
+  if (!(e.range_lo <= e.estimate && e.estimate <= e.range_hi))
+    throw std::logic_error("check " + c.id + ": the estimate lies outside the parameter's range");
   const double power = stats::one_sided_power(effect.value, e.std_error, e.df, alpha);
   const double counts = effect_that_counts(effect, alpha);
   const bool can_only_refute = c.can_only_refute;
   Check out = base(a, c);
-  out.predicted = effect.papers ? fmt::format("θ > 0 and consistent with the paper's {}{}", number(effect.value),
-                                              effect.spread > 0 ? fmt::format(" (its spread: ≥ {})", number(counts)) : "")
-                                : fmt::format("θ > 0 (the effect that counts: {})", number(effect.value));
-  out.measured = fmt::format("θ̂ = {}, one-sided {}% bounds {}; power {:.2f} at θ = {}", number(e.estimate),
-                             number(100 * (1 - alpha)), interval_text(lo, hi), power, number(effect.value));
+  out.predicted = direction_predicted(effect.value, counts, effect.papers, effect.prefixed, effect.spread);
+  out.measured = fmt::format("θ̂ = {}, one-sided {}% bounds {}; {}", number(e.estimate), number(100 * (1 - alpha)),
+                             interval_text(lo, hi), direction_power_text(power, effect.value, effect.papers, effect.prefixed));
   out.tolerance = {{"alpha", alpha},
                    {"method", e.method},
                    {"estimate", e.estimate},
@@ -206,10 +225,12 @@ Check& direction(Analysis& a, Claim c, const Evidence& e, const Effect& effect, 
                    {"effect_papers", effect.papers},
                    {"effect_prefixed", effect.prefixed},
                    {"effect_spread", effect.spread},
+                   {"effect_value", effect.value},
                    {"rule", "one pass (DESIGN.md): lower bound > 0: holds, or 'direction only' when the paper states the effect and the "
                             "upper bound < the effect that counts; lower bound ≤ 0: contradicted when the upper bound < the effect that "
                             "counts (the paper's, its spread's lower end, or a prefixed threshold; else 0), inconclusive otherwise"}};
   if (c.deterministic_data) out.tolerance["deterministic_data"] = true;
+  if (std::isfinite(e.range_lo) && std::isfinite(e.range_hi)) out.tolerance["range"] = json::array({e.range_lo, e.range_hi});
   out.power = power_json(e, effect.value, effect.source, power,
                          [&](double se, double df) { return stats::one_sided_power(effect.value, se, df, alpha); });
   out.verdict = direction_verdict(lo, hi, counts, effect.papers);
@@ -244,6 +265,13 @@ Check& equivalent(Analysis& a, Claim c, const Evidence& e, double margin, const 
   out.power = power_json(e, 0.0, "θ = 0 (equal), margin " + margin_source, power,
                          [&](double se, double df) { return stats::tost_power(margin, se, df, 0.0, alpha); });
   out.verdict = equivalence_verdict(t.interval.lo, t.interval.hi, margin);
+  // Evidence about a paper only: a self-check's margin is a tolerance of our own construction.
+  if ((out.kind == "claim" || out.kind == "own-question") && !margin_fixed_before_data(margin_source)) {
+    out.verdict = "inconclusive";
+    out.tolerance["margin_fixed"] = false;
+    out.tolerance["rule"] = out.tolerance["rule"].get<std::string>() + "; a margin not fixed before the data (not the paper's number, "
+                            "a DESIGN.md rule or a pre-registration) cannot decide: inconclusive";
+  }
   finish(out, can_only_refute);
   return a.result.add_check(std::move(out));
 }
@@ -274,8 +302,10 @@ Check& rate(Analysis& a, Claim c, const stats::LinearFit& fit, RateForm form, do
                                local_slopes_text(local_slopes));
     return out;
   }
+  // A rate's exponent slack is fixed by DESIGN.md's rule (the theorem's log factors, or the finite-size
+  // allowance stated with the check), so it may decide.
   const Evidence e{fit.slope - exponent, fit.slope_se, fit.dof, fit.n, unit, "log–log least squares"};
-  Check& out = equivalent(a, std::move(c), e, slack, slack_source, alpha);
+  Check& out = equivalent(a, std::move(c), e, slack, "DESIGN.md rule, a rate's exponent slack: " + slack_source, alpha);
   out.predicted = fmt::format("{}: |slope − {}| < {}", form_text, number(exponent), number(slack));
   const json& iv = out.tolerance["interval"];
   out.measured = fmt::format("slope {}, {}% interval {}; local slopes {}; power {:.2f}", number(fit.slope),
@@ -284,6 +314,29 @@ Check& rate(Analysis& a, Claim c, const stats::LinearFit& fit, RateForm form, do
                              local_slopes_text(local_slopes), out.power.value("power", 0.0));
   return out;
 }
+
+namespace {
+
+/// A stored direction's labels under the current wording (direction_predicted, direction_power_text),
+/// from the numbers it stored; a rate's "O(x^p)" labels and hand-written ones are left as they are.
+void relabel_direction(json& check, double counts, bool papers) {
+  const json& tol = check["tolerance"];
+  const json& power = check.value("power", json());
+  if (!power.is_object() || !power.value("effect", json()).is_number() || !power.value("power", json()).is_number()) return;
+  const double value = tol.value("effect_value", power["effect"].get<double>());
+  const std::string source = power.value("effect_source", std::string());
+  const bool prefixed = tol.value("effect_prefixed", source.rfind("exponent slack", 0) == 0);
+  if (check.value("predicted", json()).is_string() && check["predicted"].get<std::string>().rfind("θ > 0", 0) == 0)
+    check["predicted"] = direction_predicted(value, counts, papers, prefixed, tol.value("effect_spread", 0.0));
+  if (check.value("measured", json()).is_string()) {
+    std::string m = check["measured"].get<std::string>();
+    const std::size_t at = m.rfind("; power ");
+    if (m.rfind("θ̂ = ", 0) == 0 && at != std::string::npos)
+      check["measured"] = m.substr(0, at) + "; " + direction_power_text(power["power"].get<double>(), value, papers, prefixed);
+  }
+}
+
+}  // namespace
 
 std::string reverdict(json& check) {
   const std::string before = check.value("verdict", std::string(check.value("holds", false) ? "holds" : ""));
@@ -310,9 +363,14 @@ std::string reverdict(json& check) {
       counts = papers || slack ? power["effect"].get<double>() : 0.0;
     }
     verdict = direction_verdict(tol["lower_bound"].get<double>(), tol["upper_bound"].get<double>(), counts, papers);
+    relabel_direction(check, counts, papers);
   } else if (tol.contains("interval") && tol["interval"].is_array() && tol["interval"].size() == 2 && number_at(tol, "margin") &&
              (rule.rfind("holds: the (1 − 2α)", 0) == 0 || rule.rfind("intersection–union", 0) == 0)) {
     verdict = equivalence_verdict(tol["interval"][0].get<double>(), tol["interval"][1].get<double>(), tol["margin"].get<double>());
+    // A rate's slack is DESIGN.md's rule (rate() above); any other margin must be fixed before the data.
+    if ((kind == "claim" || kind == "own-question") && !margin_fixed_before_data(tol.value("margin_source", std::string())) &&
+        tol.value("method", std::string()).find("log–log") == std::string::npos)
+      verdict = "inconclusive";
   } else if (before == "not reproduced") {
     verdict = "contradicted";  // a deterministic comparison: finish() below maps it again
   } else if (before == "not refuted") {

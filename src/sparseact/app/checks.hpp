@@ -151,6 +151,11 @@ struct Evidence {
   /// are clipped to it, so no bound lies outside what the parameter can take.
   double range_lo = -std::numeric_limits<double>::infinity();
   double range_hi = std::numeric_limits<double>::infinity();
+  /// Explicit one-sided (1 − α) bounds where the interval is not estimate ± q·se (a Wilson interval
+  /// about p̂ − p₀ is asymmetric); NaN: estimate ± q·se. direction() uses them as they are (clipped to
+  /// the range), so the printed estimate p̂ − p₀ always lies inside its own bounds.
+  double lower = std::numeric_limits<double>::quiet_NaN();
+  double upper = std::numeric_limits<double>::quiet_NaN();
 };
 /// From a t-test of mean(x) − mean(y); `n` is the size that scales (seeds per arm, pairs).
 Evidence evidence(const stats::TTest& t, std::size_t n, std::string unit, std::string method);
@@ -185,8 +190,23 @@ Check& direction(Analysis& a, Claim c, const Evidence& e, const Effect& effect, 
 /// "A and B are the same": −Δ < θ < Δ by TOST at level α, Δ from the paper's spread or stated:
 ///   holds when the (1 − 2α) interval lies inside (−Δ, Δ); contradicted when it lies entirely
 ///   outside; inconclusive otherwise (power at θ = 0 reported, never deciding).
+///
+/// The margin must be fixed before the data (DESIGN.md, margins): `margin_source` begins with
+/// "paper " (the paper's own number, cited), "DESIGN.md" (a rule written there) or "pre-registration"
+/// (committed before the run). Any other margin (stated by us, derived from this run's estimates)
+/// cannot decide: the verdict is `inconclusive`, and tolerance.margin_fixed says so.
 Check& equivalent(Analysis& a, Claim c, const Evidence& e, double margin, const std::string& margin_source,
                   double alpha = 0.05);
+/// Whether an equivalence or non-inferiority margin's source fixes it before the data (above).
+bool margin_fixed_before_data(const std::string& margin_source);
+
+/// A direction's `predicted`, naming the effect the verdict used (issue 47): the paper's value (and its
+/// spread's lower end), a prefixed threshold ("the effect that counts"), or a smallest effect of
+/// interest, which "sets power only".
+std::string direction_predicted(double value, double counts, bool papers, bool prefixed, double spread);
+/// The power clause of a direction's `measured`: "power 0.31 at the paper's θ = 0.8", "… at the
+/// effect that counts θ = 0.1", "… at the smallest effect of interest θ = 0.1".
+std::string direction_power_text(double power, double value, bool papers, bool prefixed);
 
 /// The form of a rate claim, fitted as log y = b + s·log x with the theorem's stated log factors
 /// already divided out of y.
@@ -210,11 +230,13 @@ Check& observation(Analysis& a, Claim c, json papers_value, json measured);
 /// inconclusive; otherwise 0. Own questions and observations never set it.
 int verdict_exit_code(const Result& result);
 
-/// Re-derives a stored check's (JSON) verdict under the rules above from the numbers it stored: a
+/// Re-derives a stored check's (JSON) verdict and labels under the rules above from the numbers it stored: a
 /// direction's one-sided bounds against the effect that counts (tolerance.effect_that_counts; in a
 /// JSON written before it existed, the power's effect when its source cites the paper ("paper …"),
 /// the exponent slack of a rate, else 0), an equivalence's interval against its margin; then kind,
-/// departure and can_only_refute. Deterministic checks keep their comparison. Returns the verdict
+/// departure and can_only_refute. Deterministic checks keep their comparison. A direction's `predicted`
+/// and the power clause of its `measured` are rewritten by direction_predicted/direction_power_text, and
+/// an equivalence whose margin was not fixed before the data reads inconclusive. Returns the verdict
 /// the check had before; `check` gets the new one (and `holds`).
 std::string reverdict(json& check);
 
