@@ -13,6 +13,7 @@
 #include <vector>
 #include <sys/wait.h>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <sparseact/core/matrix_io.hpp>
@@ -212,7 +213,7 @@ TEST_CASE("sparseact_report counts every verdict and kind, lists what is wrong, 
   fs::create_directories(root / "fake");
   const auto check = [](const std::string& id, const std::string& kind, const std::string& verdict, json extra = json::object()) {
     json c = {{"id", id}, {"kind", kind}, {"claim", "paper 042 " + id}, {"statement", "s"}, {"predicted", 1},
-              {"measured", 2}, {"verdict", verdict}, {"holds", verdict == "holds"}, {"tolerance", json::object()},
+              {"measured", "measured " + id}, {"verdict", verdict}, {"holds", verdict == "holds"}, {"tolerance", json::object()},
               {"note", ""}, {"detail", nullptr}, {"power", nullptr}};
     c.update(extra);
     return c;
@@ -259,11 +260,10 @@ TEST_CASE("sparseact_report counts every verdict and kind, lists what is wrong, 
   CHECK(holds.find("fake › lower") != std::string::npos);
   CHECK(holds.find("*not refuted*") != std::string::npos);
   CHECK(section("Our own questions").find("fake › mine") != std::string::npos);
-  // 12 seeds per arm against this run's 3 at 100 s: about 400 s on this machine.
+  // Without stored bounds the job falls back to the power at the named effect (never called the deciding size).
   CHECK(unsettled.find("fake › small") != std::string::npos);
   CHECK(unsettled.find("power 0.31") != std::string::npos);
-  CHECK(unsettled.find("12 seeds per arm reach 80 %") != std::string::npos);
-  CHECK(unsettled.find("0.11 h on this 2-core machine") != std::string::npos);
+  CHECK(unsettled.find("12 seeds per arm give 80 % power at that effect") != std::string::npos);
   CHECK(section("Where we depart from the paper's setup").find("width 32, not 1000") != std::string::npos);
   // An inconclusive verdict is italic with its power, never bold like a refutation.
   CHECK(md.find("*inconclusive* (power 0.31") != std::string::npos);
@@ -290,12 +290,17 @@ TEST_CASE("sparseact_report sets each at-scale claim beside the default run's ve
   // A second larger run of the same analysis, in a folder <name>@<variant>, is a row of its own.
   fs::create_directories(root / "at-scale" / "fake@t60");
   std::ofstream(root / "at-scale" / "fake@t60" / "fake.json") << result("inconclusive", 60, 60).dump();
+  std::ofstream(root / "at-scale" / "runs.json") << json{{"fake", {{"setup", "120 trials"}, {"closeness", 1}}},
+                                                         {"fake@t60", {{"setup", "60 trials"}, {"closeness", 1}}}}
+                                                        .dump();
   const std::string md = report_markdown(root);
   INFO(md);
-  // The at-scale folder is not an analysis of its own: the claim is counted once, from its most decisive run (the
-  // at-scale run that holds), and the lists name that run.
+  // The at-scale folder is not an analysis of its own: the claim is counted once, from the run closest to the paper's
+  // setup (equal closeness: the larger run, which holds), and the lists name that run and show the others.
   CHECK(md.find("| 042 | 1 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 0 (0) |") != std::string::npos);
-  CHECK(md.find("(paper 042 Lemma 1; `at-scale/fake`)") != std::string::npos);
+  CHECK(md.find("(paper 042 Lemma 1; `at-scale/fake`, 120 trials)") != std::string::npos);
+  CHECK(md.find("— across runs: holds at (120 trials, 120 trials); inconclusive at (default run, 30 trials), (60 trials, 60 trials)") !=
+        std::string::npos);
   const std::size_t at = md.find("### At larger scale");
   REQUIRE(at != std::string::npos);
   const std::string row = md.substr(md.find("| [fake › p_at_least]", at), 400);
@@ -323,12 +328,102 @@ TEST_CASE("sparseact_report shows only the flags a larger run recorded: no unrec
   };
   std::ofstream(root / "fake" / "fake.json") << result({{"trials", 30}, {"epochs", 5}, {"scale", "default"}}, 30).dump();
   std::ofstream(root / "at-scale" / "fake" / "fake.json") << result({{"trials", 120}, {"epochs", ""}, {"scale", "quick"}}, 120).dump();
+  std::ofstream(root / "at-scale" / "runs.json") << json{{"fake", {{"setup", "120 trials"}, {"closeness", 1}}}}.dump();
   const std::string md = report_markdown(root);
   INFO(md);
   const std::size_t at = md.find("### At larger scale");
   REQUIRE(at != std::string::npos);
   const std::string row = md.substr(md.find("| [fake › p_at_least]", at), 300);
   CHECK(row.find("| 30 trials | --trials 30 → 120 | 120 trials |") != std::string::npos);
+}
+
+TEST_CASE("sparseact_report reads a claim from the protocol run closest to the paper's setup, never by power, and shows every "
+          "run on one line", "[analysis][report]") {
+  const fs::path root = fresh_dir("report_closest");
+  const auto result = [](const std::string& verdict, double estimate, double lo, double hi, int n) {
+    const json c = {{"id", "beats"}, {"kind", "claim"}, {"claim", "paper 042 Table 4"}, {"statement", "MoMLP beats the baseline"},
+                    {"predicted", "θ > 0"}, {"measured", fmt::format("θ̂ = {}", estimate)}, {"verdict", verdict}, {"holds", verdict == "holds"},
+                    {"tolerance", {{"estimate", estimate}, {"std_error", 0.1}, {"lower_bound", lo}, {"upper_bound", hi}, {"alpha", 0.05},
+                                   {"effect_that_counts", 0.0}}},
+                    {"note", ""}, {"departure", "experts of width w (App. D.3.1: 1000)"}, {"detail", nullptr},
+                    {"power", {{"power", 0.5}, {"effect", 0.1}, {"effect_source", "smallest effect of interest"}, {"n", n}, {"unit", "runs"}}}};
+    return json{{"analysis", "fake"}, {"paper", "042"}, {"elapsed_s", 10.0}, {"params", json::object()}, {"checks", json::array({c})}};
+  };
+  for (const char* f : {"fake", "at-scale/fake@w32", "at-scale/fake@w256", "at-scale/fake@range"}) fs::create_directories(root / f);
+  std::ofstream(root / "fake" / "fake.json") << result("inconclusive", 0.05, -0.11, 0.21, 5).dump();
+  std::ofstream(root / "at-scale" / "fake@w32" / "fake.json") << result("inconclusive", 0.007, -0.036, 0.05, 80).dump();
+  std::ofstream(root / "at-scale" / "fake@w256" / "fake.json") << result("holds", 0.42, 0.16, 0.67, 3).dump();
+  // Outside the protocol, with the most runs and a decided verdict: it never decides while a protocol run exists.
+  std::ofstream(root / "at-scale" / "fake@range" / "fake.json") << result("not reproduced", -0.3, -0.4, -0.2, 1000).dump();
+  json runs = {{"fake@w32", {{"setup", "w = 32"}, {"closeness", 1}}},
+               {"fake@w256", {{"setup", "w = 256"}, {"closeness", 4}}},
+               {"fake@range", {{"setup", "another range"}, {"closeness", 5}, {"protocol", false}, {"why", "§5 draws from U(0, 1)"}}}};
+  std::ofstream(root / "at-scale" / "runs.json") << runs.dump();
+  const std::string md = report_markdown(root);
+  INFO(md);
+  CHECK(md.find("| 042 | 1 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 0 (0) |") != std::string::npos);
+  CHECK(md.find("(paper 042 Table 4; `at-scale/fake@w256`, w = 256): θ̂ = 0.42") != std::string::npos);
+  CHECK(md.find("— across runs: holds at (w = 256, 3 runs, θ̂ 0.42 [0.16, 0.67]); inconclusive at (default run, 5 runs, θ̂ 0.05 [-0.11, "
+                "0.21]), (w = 32, 80 runs, θ̂ 0.007 [-0.036, 0.05]); not reproduced at (another range, 1000 runs, θ̂ -0.3 [-0.4, -0.2]; "
+                "outside the paper's protocol: §5 draws from U(0, 1))") != std::string::npos);
+  // An at-scale folder that runs.json does not describe is refused, and nothing is written.
+  fs::create_directories(root / "at-scale" / "fake@w64");
+  std::ofstream(root / "at-scale" / "fake@w64" / "fake.json") << result("holds", 0.2, 0.01, 0.4, 3).dump();
+  fs::remove(root / "REPORT.md");
+  const Run refused = run("sparseact_report " + root.string());
+  CHECK(refused.code == 1);
+  CHECK_THAT(refused.output, Catch::Contains("at-scale/fake@w64: no entry in at-scale/runs.json"));
+  CHECK_FALSE(fs::exists(root / "REPORT.md"));
+}
+
+TEST_CASE("sparseact_report gives the run size at which an undecided interval would decide, never one the run had", "[analysis][report]") {
+  const fs::path root = fresh_dir("report_settle");
+  fs::create_directories(root / "fake");
+  const auto undecided = [](const std::string& id, double estimate) {
+    // se 0.1, one-sided 95 %: bounds θ̂ ∓ 0.1645, straddling 0; the effect that counts is 0.
+    return json{{"id", id}, {"kind", "claim"}, {"claim", "paper 042 Lemma 1"}, {"statement", "s"}, {"predicted", "θ > 0"},
+                {"measured", "m" + id}, {"verdict", "inconclusive"}, {"holds", false},
+                {"tolerance", {{"estimate", estimate}, {"std_error", 0.1}, {"lower_bound", estimate - 0.1645}, {"upper_bound", estimate + 0.1645},
+                               {"alpha", 0.05}, {"effect_that_counts", 0.0}}},
+                {"note", ""}, {"departure", ""}, {"detail", nullptr},
+                {"power", {{"power", 0.26}, {"effect", 0.1}, {"effect_source", "smallest effect of interest"}, {"n", 3}, {"unit", "seeds per arm"},
+                           {"n_for_80", 19}}}};
+  };
+  std::ofstream(root / "fake" / "fake.json") << json{{"analysis", "fake"}, {"paper", "042"}, {"elapsed_s", 100.0},
+                                                     {"checks", {undecided("near", 0.1), undecided("at", 0.001)}}}
+                                                        .dump();
+  const std::string md = report_markdown(root);
+  INFO(md);
+  // n′ = 3·(1.6449·0.1/0.1)² = 8.12 → 9 seeds per arm, 3× this run's 100 s.
+  CHECK(md.find("fake › near](#fake) (paper 042 Lemma 1; default run): θ̂ = 0.1 with the same spread would put the interval above 0 (holds) at "
+                "about 9 seeds per arm (this run: 3); about 0.083 h") != std::string::npos);
+  // θ̂ a hundredth of a standard error from 0: no size is prescribed.
+  CHECK(md.find("fake › at](#fake) (paper 042 Lemma 1; default run): θ̂ = 0.001 sits within") != std::string::npos);
+  CHECK(md.find("more seeds per arm may never settle it (this run: 3)") != std::string::npos);
+  // The power's n₈₀ (19, at a smallest effect of interest) is not the job that would decide.
+  const std::size_t list = md.find("### 4. What this scale cannot settle");
+  REQUIRE(list != std::string::npos);
+  CHECK(md.substr(list, md.find("\n### ", list + 4) - list).find("19 seeds per arm") == std::string::npos);
+}
+
+TEST_CASE("sparseact_report refuses a result the lint finds, with one line per offence and nothing written", "[analysis][report]") {
+  const fs::path root = fresh_dir("report_lint");
+  fs::create_directories(root / "fake");
+  const auto c = [](const std::string& id, const std::string& note) {
+    return json{{"id", id}, {"kind", "claim"}, {"claim", "paper 042 Lemma 1"}, {"statement", "s"}, {"predicted", "≤ 1"},
+                {"measured", 0.5 + id.size()}, {"verdict", "holds"}, {"holds", true}, {"tolerance", {{"abs", 0}}},
+                {"note", note}, {"departure", ""}, {"detail", nullptr}, {"power", nullptr}};
+  };
+  std::ofstream(root / "fake" / "fake.json")
+      << json{{"analysis", "fake"}, {"paper", "042"}, {"checks", {c("a", "Always true: a failure is a bug."), c("bb", "Fashion-MNIST stands in for CIFAR-10.")}}}
+             .dump();
+  const Run r = run("sparseact_report " + root.string());
+  INFO(r.output);
+  CHECK(r.code == 1);
+  CHECK_THAT(r.output, Catch::Contains("sparseact_report: lint: fake › a: cannot-fail"));
+  CHECK_THAT(r.output, Catch::Contains("sparseact_report: lint: fake › bb: stand-in"));
+  CHECK_THAT(r.output, Catch::Contains("2 lint offences"));
+  CHECK_FALSE(fs::exists(root / "REPORT.md"));
 }
 
 TEST_CASE("pricing a grid (--price-items) times the cheapest items, projects the grid through its cost model and writes only price.json",

@@ -12,13 +12,16 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <cmath>
 #include <map>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <sparseact/app/checks.hpp>
+#include <sparseact/app/lint.hpp>
 #include <sparseact/core/result.hpp>
 #include <sparseact/core/stats.hpp>
 #include <sparseact/core/version.hpp>
@@ -64,8 +67,9 @@ std::string power_text(const json& check) {
   std::string out = fmt::format("power {:.2f} at {} {}", p.value("power", 0.0), cell(p.value("effect", json())),
                                 p.value("effect_source", "") == "" ? "" : "(" + cell(p["effect_source"]) + ")");
   const json& n80 = p.value("n_for_80", json());
-  out += n80.is_number() ? fmt::format("; {} {} reach 80 % (this run: {})", cell(n80), cell(p.value("unit", json())), cell(p.value("n", json())))
-                         : "; no run size up to 10⁶ reaches 80 %";
+  out += n80.is_number() ? fmt::format("; {} {} give 80 % power at that effect (this run: {})", cell(n80), cell(p.value("unit", json())),
+                                       cell(p.value("n", json())))
+                         : "; no run size up to 10⁶ gives 80 % power at that effect";
   return out;
 }
 
@@ -256,6 +260,126 @@ std::string pricing_section(const fs::path& root) {
          "|---|---|---|---|---|---|---|---|---|\n" + rows + "\n";
 }
 
+/// How an at-scale run's setup relates to the paper's (FIGURES/at-scale/runs.json, one entry per run folder,
+/// written with the run): a short label ("w = 128"), whether it follows the paper's protocol apart from
+/// scale (a run that changes the protocol, e.g. another sampling range, never decides a claim while a
+/// protocol run exists), and its closeness to the paper's setup, an order fixed with the run (the default
+/// run is 0; larger is closer; e.g. a wider expert, nearer the paper's width).
+struct RunInfo {
+  std::string setup;
+  bool protocol = true;
+  double closeness = 0;
+  std::string why;  ///< why a run is outside the protocol
+};
+
+std::map<std::string, RunInfo> read_runs(const fs::path& root, std::vector<std::string>& offences) {
+  std::map<std::string, RunInfo> runs;
+  const fs::path file = root / "at-scale" / "runs.json";
+  if (!fs::exists(file)) return runs;
+  std::ifstream in(file);
+  const json j = json::parse(in, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    offences.push_back(file.string() + ": not a JSON object");
+    return runs;
+  }
+  for (const auto& [folder, e] : j.items()) {
+    if (!e.is_object() || !e.value("setup", json()).is_string() || !e.value("closeness", json()).is_number()) {
+      offences.push_back(fmt::format("at-scale/runs.json › {}: needs \"setup\" (text) and \"closeness\" (a number)", folder));
+      continue;
+    }
+    RunInfo r{e["setup"].get<std::string>(), e.value("protocol", true), e["closeness"].get<double>(), e.value("why", std::string())};
+    if (!r.protocol && r.why.empty())
+      offences.push_back(fmt::format("at-scale/runs.json › {}: a run outside the paper's protocol must say why (\"why\")", folder));
+    runs[folder] = r;
+  }
+  return runs;
+}
+
+double number_in(const json& j, const char* key, double otherwise = NAN) {
+  return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].get<double>() : otherwise;
+}
+
+/// A statistical check's interval, its threshold and how far the interval is from deciding, from the
+/// numbers its JSON stores: a direction's one-sided bounds against 0 and the effect that counts, an
+/// equivalence's (1 − 2α) interval against ±Δ.
+struct Interval {
+  bool statistical = false, equivalence = false;
+  double estimate = NAN, se = NAN, lo = NAN, hi = NAN, counts = 0, margin = NAN, alpha = 0.05, n = NAN;
+  std::string unit;
+};
+
+Interval interval_of(const json& c) {
+  Interval iv;
+  const json& t = c.value("tolerance", json());
+  const json& p = c.value("power", json());
+  if (!t.is_object() || !std::isfinite(number_in(t, "estimate")) || !std::isfinite(number_in(t, "std_error"))) return iv;
+  iv.estimate = t["estimate"].get<double>(), iv.se = t["std_error"].get<double>(), iv.alpha = number_in(t, "alpha", 0.05);
+  iv.n = number_in(p, "n"), iv.unit = p.is_object() ? p.value("unit", std::string()) : std::string();
+  if (std::isfinite(number_in(t, "lower_bound")) && std::isfinite(number_in(t, "upper_bound"))) {
+    iv.statistical = true, iv.lo = t["lower_bound"].get<double>(), iv.hi = t["upper_bound"].get<double>();
+    iv.counts = number_in(t, "effect_that_counts", 0.0);
+  } else if (t.contains("interval") && t["interval"].is_array() && t["interval"].size() == 2 && std::isfinite(number_in(t, "margin"))) {
+    iv.statistical = iv.equivalence = true, iv.lo = t["interval"][0].get<double>(), iv.hi = t["interval"][1].get<double>();
+    iv.margin = t["margin"].get<double>();
+  }
+  return iv;
+}
+
+/// How far a holding claim's interval lies inside its threshold, in standard errors: a direction's lower
+/// bound above 0, an equivalence's interval inside ±Δ. −∞ for a deterministic comparison.
+double strength(const json& c) {
+  const Interval iv = interval_of(c);
+  if (!iv.statistical || !(iv.se > 0)) return -INFINITY;
+  return iv.equivalence ? std::min(iv.margin - iv.hi, iv.lo + iv.margin) / iv.se : iv.lo / iv.se;
+}
+
+/// The job that would decide an inconclusive claim (issue 47): the run size n′ at which the current
+/// interval, its standard error shrinking as √(n/n′), would clear the threshold nearest the estimate —
+/// n′ = n·(q·se / |θ̂ − threshold|)² — never a size the run already had. Empty when the JSON does not
+/// store what it needs.
+std::string deciding_job(const json& c, double elapsed_s) {
+  const Interval iv = interval_of(c);
+  const json& t = c.value("tolerance", json());
+  if (t.is_object() && t.contains("margin_fixed") && !t.value("margin_fixed", true))
+    return "the margin was not fixed before the data (not the paper's number, a DESIGN.md rule or a pre-registration): no run size "
+           "settles it until one is";
+  if (!iv.statistical || !(iv.se > 0) || !(iv.n > 0)) return {};
+  // The quantile the interval uses: one-sided (1 − α) for a direction, (1 − 2α) two-sided for TOST, i.e. z_{1−α} either way.
+  const double q = sparseact::stats::normal_quantile(1 - iv.alpha);
+  struct Target {
+    double threshold;
+    std::string reading;
+  };
+  std::vector<Target> targets;
+  const double th = iv.estimate;
+  if (iv.equivalence) {
+    const double a = std::abs(th);
+    targets.push_back(a < iv.margin ? Target{iv.margin, fmt::format("inside ±Δ = ±{:.4g} (holds)", iv.margin)}
+                                    : Target{iv.margin, fmt::format("outside ±Δ = ±{:.4g} (contradicted)", iv.margin)});
+  } else {
+    if (th > 0) targets.push_back({0.0, "above 0 (holds)"});
+    if (th < iv.counts || (iv.counts == 0 && th < 0))
+      targets.push_back({iv.counts, fmt::format("below the effect that counts, {:.4g} ({})", iv.counts,
+                                                c.value("departure", "").empty() ? "contradicted" : "not reproduced")});
+  }
+  double best = INFINITY;
+  std::string reading;
+  for (const Target& x : targets) {
+    const double gap = iv.equivalence ? std::abs(std::abs(th) - x.threshold) : std::abs(th - x.threshold);
+    if (!(gap > 0)) continue;
+    const double n_prime = iv.n * std::pow(q * iv.se / gap, 2);
+    if (n_prime < best) best = n_prime, reading = x.reading;
+  }
+  const double n_prime = std::max(std::ceil(best), iv.n + 1);  // undecided now, so more than this run had
+  if (!std::isfinite(best) || n_prime > 100 * iv.n)
+    return fmt::format("θ̂ = {:.4g} sits within {:.2g} standard errors of its threshold: more {} may never settle it (this run: {:g})", th,
+                       std::isfinite(best) ? q * std::sqrt(iv.n / best) : 0.0, iv.unit.empty() ? "runs" : iv.unit, iv.n);
+  const double hours = elapsed_s * n_prime / iv.n / 3600;
+  return fmt::format("θ̂ = {:.4g} with the same spread would put the interval {} at about {:g} {} (this run: {:g}); about {:.2g} h on "
+                     "this 2-core machine, {:.2g} h on 32 nodes under mpirun",
+                     th, reading, n_prime, iv.unit.empty() ? "runs" : iv.unit, iv.n, hours, hours / 32);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -273,6 +397,24 @@ int main(int argc, char** argv) {
   const std::map<std::string, json> results = read_results(root);
   std::map<std::string, json> larger;  // at-scale runs, by folder (<name> or <name>@<variant>)
   if (fs::is_directory(root / "at-scale")) larger = read_results(root / "at-scale", true);
+
+  // The lint (issue 47, app/lint.hpp): a report that would count what is not evidence is not written.
+  std::vector<std::string> offences;
+  const std::map<std::string, RunInfo> runs = read_runs(root, offences);
+  for (const auto& [name, r] : results)
+    for (auto& line : sparseact::app::lint_result(r, name)) offences.push_back(std::move(line));
+  for (const auto& [folder, r] : larger) {
+    for (auto& line : sparseact::app::lint_result(r, "at-scale/" + folder)) offences.push_back(std::move(line));
+    if (!runs.count(folder))
+      offences.push_back(fmt::format("at-scale/{}: no entry in at-scale/runs.json (its setup, whether it follows the paper's protocol, "
+                                     "its closeness to the paper's setup)", folder));
+  }
+  if (!offences.empty()) {
+    for (const std::string& line : offences) std::fprintf(stderr, "sparseact_report: lint: %s\n", line.c_str());
+    std::fprintf(stderr, "sparseact_report: %zu lint offences (docs/DESIGN.md, what a report may count); no report written\n",
+                 offences.size());
+    return 1;
+  }
   const std::string at_scale = at_scale_section(root, results);
   std::map<std::string, json> prices;  // at-scale/pricing/<name>/price.json: the job that would decide
   if (fs::is_directory(root / "at-scale" / "pricing"))
@@ -284,38 +426,63 @@ int main(int argc, char** argv) {
   std::map<std::string, std::map<std::string, json>> by_paper;  // paper → analysis (folder) → result
   for (const auto& [name, r] : results) by_paper[r.value("paper", "?")][name] = r;
 
-  // The summary reads each claim's most decisive run: among the default run and the at-scale runs of the same
-  // analysis and check id, a decided verdict (not inconclusive) before an undecided one, then the larger power at the
-  // effect that counts, then the larger run; at-scale runs win ties. It names the run it read.
+  // The summary reads each claim from the run closest to the paper's setup (issue 47): never a run outside the
+  // paper's protocol while a protocol run exists; then the closest (at-scale/runs.json; the default run is 0);
+  // then the larger run. Power never chooses. Every run of the claim is kept, so a line can show them all.
   struct Reading {
     json check;
     std::string run;     // "default" or "at-scale/<folder>"
     std::string folder;  // the analysis folder, for links
     double elapsed_s = 0;
-  };
-  const auto power_of = [](const json& c) {
-    const json& p = c.value("power", json());
-    return p.is_object() && p.value("power", json()).is_number() ? p["power"].get<double>() : -1.0;
+    RunInfo info;        // the default run: {"default run", protocol, 0}
   };
   const auto n_of = [](const json& c) {
     const json& p = c.value("power", json());
     return p.is_object() && p.value("n", json()).is_number() ? p["n"].get<double>() : -1.0;
   };
-  const auto decisive = [&](const std::string& name, const json& r, const json& c) {
-    Reading best{c, "default", name, r.value("elapsed_s", 0.0)};
-    if (name != r.value("analysis", name)) return best;  // a second default run (MiniLM) stands alone
+  const auto readings_of = [&](const std::string& name, const json& r, const json& c) {
+    std::vector<Reading> all{{c, "default", name, r.value("elapsed_s", 0.0), {"default run", true, 0, {}}}};
+    if (name != r.value("analysis", name)) return all;  // a second default run (MiniLM) stands alone
     for (const auto& [folder, big] : larger) {
       if (big.value("analysis", folder) != name) continue;
-      for (const auto& b : big["checks"]) {
-        if (b.value("id", "") != c.value("id", "") || kind_of(b) != kind_of(c)) continue;  // an older run's other kind: not a reading
-        const bool b_decided = verdict_of(b) != "inconclusive", best_decided = verdict_of(best.check) != "inconclusive";
-        const bool better = b_decided != best_decided ? b_decided
-                            : power_of(b) != power_of(best.check) ? power_of(b) > power_of(best.check)
-                                                                  : n_of(b) >= n_of(best.check);
-        if (better) best = {b, "at-scale/" + folder, folder, big.value("elapsed_s", 0.0)};
-      }
+      for (const auto& b : big["checks"])
+        if (b.value("id", "") == c.value("id", "") && kind_of(b) == kind_of(c))  // an older run's other kind: not a reading
+          all.push_back({b, "at-scale/" + folder, folder, big.value("elapsed_s", 0.0), runs.at(folder)});
     }
-    return best;
+    return all;
+  };
+  const auto decisive = [&](const std::vector<Reading>& all) {
+    const bool any_protocol = std::any_of(all.begin(), all.end(), [](const Reading& x) { return x.info.protocol; });
+    const Reading* best = nullptr;
+    for (const Reading& x : all) {
+      if (any_protocol && !x.info.protocol) continue;
+      if (!best || x.info.closeness > best->info.closeness ||
+          (x.info.closeness == best->info.closeness && n_of(x.check) >= n_of(best->check)))
+        best = &x;
+    }
+    return *best;
+  };
+  // "holds at w = 16 (3 runs), w = 64 (3 runs); inconclusive at w = 32 (80 runs, θ̂ 0.0365 [−0.579, 0.652])": every run
+  // of a claim whose runs differ in setup, by verdict, the decisive one first.
+  const auto across_runs = [&](const std::vector<Reading>& all, const Reading& d) {
+    if (all.size() < 2) return std::string();
+    std::vector<const Reading*> order{&d};
+    for (const Reading& y : all)
+      if (y.run != d.run) order.push_back(&y);
+    std::vector<std::pair<std::string, std::string>> parts;  // verdict → its runs
+    for (const Reading* x : order) {
+      const Interval iv = interval_of(x->check);
+      std::string what = x->info.setup + (size_of(x->check) == "—" ? "" : ", " + size_of(x->check));
+      if (iv.statistical) what += fmt::format(", θ̂ {:.3g} [{:.3g}, {:.3g}]", iv.estimate, iv.lo, iv.hi);
+      if (!x->info.protocol) what += "; outside the paper's protocol: " + x->info.why;
+      const std::string v = verdict_of(x->check);
+      auto it = std::find_if(parts.begin(), parts.end(), [&](const auto& p) { return p.first == v; });
+      if (it == parts.end()) parts.push_back({v, "(" + what + ")"});
+      else it->second += ", (" + what + ")";
+    }
+    std::string out = " — across runs: ";
+    for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? "; " : "") + parts[i].first + " at " + parts[i].second;
+    return out;
   };
 
   struct Tally {
@@ -324,9 +491,11 @@ int main(int argc, char** argv) {
   };
   std::map<std::string, Tally> tally;
   std::string wrong, not_reproduced, unsettled, own_questions, rederived, body;
-  std::map<std::string, std::vector<std::pair<double, std::string>>> holding;  // paper → (strength, line)
+  std::map<std::string, std::vector<std::pair<std::pair<double, double>, std::string>>> holding;  // paper → ((closeness, strength), line)
   std::map<std::string, std::string> departures;                               // analysis → its departures
-  const auto run_text = [](const Reading& d) { return d.run == "default" ? std::string("default run") : "`" + d.run + "`"; };
+  const auto run_text = [](const Reading& d) {
+    return d.run == "default" ? std::string("default run") : "`" + d.run + "`, " + d.info.setup;
+  };
   const auto line_of = [&](const Reading& d) {
     // A default run links to its section; an at-scale run to its JSON (it has no section of its own).
     const std::string target = d.run == "default" ? "#" + d.folder
@@ -372,7 +541,9 @@ int main(int argc, char** argv) {
           ++t.observations;
           continue;
         }
-        const Reading d = decisive(name, r, c);
+        const std::vector<Reading> all = readings_of(name, r, c);
+        const Reading d = decisive(all);
+        const std::string runs_line = across_runs(all, d);
         const std::string dv = verdict_of(d.check);
         const json& dc = d.check;
         if (dv == "holds") ++t.holds;
@@ -385,35 +556,32 @@ int main(int argc, char** argv) {
         else ++t.unclassified;
         const std::string note = dc.value("note", "");
         if (dv == "contradicted" || dv == "erratum")
-          wrong += fmt::format("- {}: {} — **{}**{}\n", line_of(d), cell(dc.value("measured", json())), dv,
-                               note.empty() ? "" : ". " + shortened(cell(dc["note"])));
+          wrong += fmt::format("- {}: {} — **{}**{}{}\n", line_of(d), cell(dc.value("measured", json())), dv,
+                               note.empty() ? "" : ". " + shortened(cell(dc["note"])), runs_line);
         if (dv == "not reproduced" || dv == "direction only")
-          not_reproduced += fmt::format("- {}: {} — **{}**; {}\n", line_of(d), cell(dc.value("measured", json())), dv,
+          not_reproduced += fmt::format("- {}: {} — **{}**; {}{}\n", line_of(d), cell(dc.value("measured", json())), dv,
                                         dc.value("departure", "").empty()
                                             ? std::string("at the paper's setup: the direction holds, the paper's size does not")
-                                            : "departs: " + cell(dc["departure"]));
+                                            : "departs: " + cell(dc["departure"]),
+                                        runs_line);
         if (dv == "holds" || dv == "not refuted") {
-          // Strength: an at-scale run first, then the power at the effect that counts (a deterministic check: 1).
-          const double p = power_of(dc) < 0 ? 1.0 : power_of(dc);
-          holding[paper].push_back({(d.run == "default" ? 0.0 : 2.0) + p,
-                                    fmt::format("- {}: {}{}{}\n", line_of(d), cell(dc.value("measured", json())),
+          // Order: the run's closeness to the paper's setup, then how far the interval lies inside its threshold
+          // (standard errors); a deterministic comparison after the intervals of its closeness.
+          const double s = strength(dc);
+          holding[paper].push_back({{d.info.closeness, std::isfinite(s) ? s : -1e300},
+                                    fmt::format("- {}: {}{}{}{}\n", line_of(d), cell(dc.value("measured", json())),
                                                 dv == "not refuted" ? " — *not refuted* (a check that can only refute)" : "",
-                                                dc.value("departure", "").empty() ? "" : " (departs: " + cell(dc["departure"]) + ")")});
+                                                dc.value("departure", "").empty() ? "" : " (departs: " + cell(dc["departure"]) + ")",
+                                                runs_line)});
         }
         if (dv == "inconclusive") {
-          const json& p = dc.value("power", json());
-          std::string cost;
-          if (p.is_object() && p.value("n_for_80", json()).is_number() && p.value("n", json()).is_number() && p["n"].get<double>() > 0) {
-            // The analysis's time scales with the run size it repeats (seeds, nets): an estimate, not a promise.
-            const double hours = d.elapsed_s * p["n_for_80"].get<double>() / p["n"].get<double>() / 3600;
-            cost = fmt::format("; about {:.2g} h on this 2-core machine, {:.2g} h on 32 nodes under mpirun (the runs are independent)",
-                               hours, hours / 32);
-          }
+          std::string job = deciding_job(dc, d.elapsed_s);
+          if (job.empty()) job = power_text(dc);
           const auto price = prices.find(r.value("analysis", name));
           if (price != prices.end())
-            cost += fmt::format("; the paper-scale grid is priced at {:.3g} core-hours: `{}`", price->second.value("core_hours", 0.0),
-                                price->second.value("sbatch", ""));
-          unsettled += fmt::format("- {}: {}{}\n", line_of(d), power_text(dc), cost);
+            job += fmt::format("; the paper-scale grid is priced at {:.3g} core-hours: `{}`", price->second.value("core_hours", 0.0),
+                               price->second.value("sbatch", ""));
+          unsettled += fmt::format("- {}: {}{}\n", line_of(d), job, runs_line);
         }
       }
       if (!rows.empty()) body += "| paper | claim | statement | predicted | measured | verdict |\n|---|---|---|---|---|---|\n" + rows + "\n";
@@ -448,10 +616,12 @@ int main(int argc, char** argv) {
         "only refute found no counterexample), holds in **direction only** (above 0, wholly below the paper's effect), is "
         "**contradicted** (the interval excludes the effect that counts, at the paper's setup), is **not reproduced** (the same "
         "exclusion in a run that departs from the paper's setup: evidence about our miniature), is an **erratum** (a deterministic "
-        "statement false as printed; see ERRATA.md) or is *inconclusive* (its power and the run size that would settle it are "
+        "statement false as printed; see ERRATA.md) or is *inconclusive* (the run size at which its interval would decide is "
         "given). Own questions are ours, not the paper's. Observations are what a paper reports seeing: no verdict. Self-checks "
-        "test our own construction or cannot fail, and are never evidence about a paper. The counts read each claim's most "
-        "decisive run: an at-scale run (`figures/at-scale/`) where one decides it, the default otherwise; each list names it.\n\n";
+        "test our own construction or cannot fail, and are never evidence about a paper. The counts read each claim from the run "
+        "closest to the paper's setup (`figures/at-scale/runs.json` says how each larger run relates to it; a run outside the "
+        "paper's protocol never decides while a protocol run exists; power never chooses); each list names that run and, where "
+        "runs differ in setup, shows them all on one line.\n\n";
   md += "| paper | holds | not refuted | contradicted at the paper's setup | did not reproduce here | direction only | errata | "
         "inconclusive | our own questions | observations | self-checks (failing) |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
   Tally all;
@@ -477,13 +647,16 @@ int main(int argc, char** argv) {
   std::string holds_md;
   for (auto& [paper, lines] : holding) {
     std::stable_sort(lines.begin(), lines.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
-    holds_md += fmt::format("Paper {} ({} claims; the strongest evidence first: at-scale runs, then power at the effect that counts):\n\n", paper,
-                            lines.size());
+    holds_md += fmt::format("Paper {} ({} claims; closest to the paper's setup first, then the interval furthest inside its threshold, "
+                            "in standard errors; exact comparisons after the intervals):\n\n",
+                            paper, lines.size());
     for (const auto& [strength, line] : lines) holds_md += line;
     holds_md += "\n";
   }
   md += "### 3. What holds\n\n" + (holds_md.empty() ? std::string("Nothing.\n\n") : holds_md);
-  md += "### 4. What this scale cannot settle, and the job that would\n\nOnly claims still undecided after the at-scale runs.\n\n" +
+  md += "### 4. What this scale cannot settle, and the job that would\n\nOnly claims still undecided in the run closest to the paper's "
+        "setup. The job is the run size n′ = n·(q·se / |θ̂ − threshold|)² at which this interval, its spread shrinking as √(n/n′), "
+        "would clear the threshold nearest its estimate; where θ̂ sits at a threshold, more runs may never settle it.\n\n" +
         (unsettled.empty() ? std::string("Every statistical claim was settled.\n") : unsettled) + "\n";
   if (!own_questions.empty()) md += "### Our own questions\n\nThe papers state none of these; they are never counted for or against a paper.\n\n" + own_questions + "\n";
   std::string dep;
