@@ -118,7 +118,12 @@ cmake --build "$build" -j "$jobs"
 case "$mode" in
   gpu)   exec bash "$root/tools/gpu/check.sh" "$build" "$gpu_out" ;;
   gpu-pack) exec bash "$root/tools/gpu/pack.sh" "$root" "$build" "${2:-$build/sparseact-gpu.tar.gz}" ;;
-  main)  cmake --build "$build" --target figures ;;
+  main)
+    # Results under figures/ must come from a build of a committed tree (their `version` says -dirty otherwise).
+    if git -C "$root" rev-parse --git-dir >/dev/null 2>&1 && [ -n "$(git -C "$root" status --porcelain --untracked-files=no)" ]; then
+      echo "sparseact: warning: the tree has uncommitted changes; every result will record a '-dirty' version and should not be committed under figures/" >&2
+    fi
+    cmake --build "$build" --target figures ;;
   test)
     # JupyterLab from PyPI with the notebooks' kernel, for `build/jupyterlab/bin/jupyter lab notebooks/`
     # (issue 39; docs/notebooks.md). The tests do not need it: without PyPI it is only a warning.
