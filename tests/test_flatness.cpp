@@ -100,6 +100,22 @@ TEST_CASE("per-layer statistics agree with per-sample gradients formed explicitl
     CHECK(t.lemma5 <= t.lemma4 * (1 + 1e-12));  // Lemma 5 is a sum of parts of the gradient norm
     CHECK(t.theorem2 == Approx(t.lemma5).epsilon(1e-10));
     CHECK(t.corollary1 == Approx(t.theorem2).epsilon(1e-12));
+    // issue 47: the three right-hand sides, each from its own formula (per-sample backward for Lemma 5), agree to 1e-12
+    const BoundIdentities ids = bound_identities(net, theta, b);
+    CHECK(std::abs(ids.lemma5 - ids.theorem2) <= 1e-12 * ids.theorem2);
+    CHECK(std::abs(ids.corollary1 - ids.theorem2) <= 1e-12 * ids.theorem2);
+    CHECK(std::abs(t.theorem2 - ids.theorem2) <= 1e-12 * ids.theorem2);
+    const double direct_lemma5 = [&] {  // from the per-sample gradients G of loss_and_gradient
+      double sum = 0.0;
+      for (const BlockParams& bp : net.blocks)
+        for (int index : {bp.d, bp.K, bp.V})
+          if (index >= 0) {
+            const ParamInfo& p = net.params[static_cast<std::size_t>(index)];
+            sum += G.middleRows(p.offset, p.size()).colwise().squaredNorm().mean();
+          }
+      return sum;
+    }();
+    CHECK(ids.lemma5 == Approx(direct_lemma5).epsilon(1e-10));
     if (cs.cfg.blocks[0].activation.kind == ActivationKind::relu) {
       // Lemma 3: for ReLU, E‖η‖² = E[g_K² | γ = 1]·E‖γ‖₀ exactly
       for (const BlockStats& bs : st.blocks) CHECK(bs.gK_sq_active * bs.active_count == Approx(bs.eta_sq).epsilon(1e-10));

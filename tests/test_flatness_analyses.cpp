@@ -26,7 +26,7 @@ struct Tiny {
 };
 
 const Tiny kTiny[] = {
-    {"flatness_bounds", "--train 512 --pool 7 --d 6 --n 12 --blocks 1 --batch 16 --steps 20 --checkpoints 2 --eval 32 --max-probes 6", 12, "checkpoints.csv"},
+    {"flatness_bounds", "--train 512 --pool 7 --d 6 --n 12 --blocks 1 --batch 16 --steps 20 --checkpoints 2 --eval 32 --max-probes 6", 10, "checkpoints.csv"},
     {"sparsity_training", "--train 512 --test 128 --pool 7 --d 6 --n 12 --blocks 2 --batch 16 --steps 20 --log-every 5 --seeds 2", 3, "per_layer.csv"},
     {"weird_activation", "--train 512 --pool 7 --d 6 --n 12 --blocks 2 --batch 16 --steps 20 --log-every 5", 2, "flat_fraction.csv"},
     {"spectral_training", "--train 512 --pool 7 --d 6 --n 12 --wide-d 12 --wide-n 6 --blocks 2 --batch 16 --steps 20 --checkpoints 2 --eval 32", 8, "spectra.csv"},

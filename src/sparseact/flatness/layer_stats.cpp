@@ -161,4 +161,59 @@ BoundTerms bound_terms(const nn::Mlp& net, const FlatnessStats& st) {
   return t;
 }
 
+BoundIdentities bound_identities(const nn::Mlp& net, const Eigen::VectorXd& theta, const nn::Batch& samples, nn::LossKind kind) {
+  BoundIdentities out;
+  const Eigen::Index B = samples.size();
+  if (B == 0) return out;
+  const double Bd = static_cast<double>(B);
+  // Theorem 2 and Corollary 1 from one pass over the batch: per-sample signals are B × the batch-mean ones.
+  nn::ForwardCache fwd;
+  nn::BackwardCache bwd;
+  Eigen::VectorXd grad;
+  nn::forward(net, theta, samples.x, fwd);
+  nn::backward(net, theta, fwd, samples, kind, grad, &bwd);
+  for (std::size_t l = 0; l < net.blocks.size(); ++l) {
+    const nn::BlockParams& bp = net.blocks[l];
+    const nn::BlockCache& c = fwd.blocks[l];
+    const nn::BlockSignals& s = bwd.blocks[l];
+    const auto K = nn::param_view(net, theta, bp.K);
+    const Eigen::MatrixXd G = K * K.transpose();  // KKᵀ, n×n
+    for (Eigen::Index i = 0; i < B; ++i) {
+      const Eigen::VectorXd eta = Bd * s.dP.col(i), x = c.k_in.col(i);
+      if (bp.d >= 0) {
+        out.theorem2 += eta.dot(G * eta);
+        out.corollary1 += (K.transpose() * eta).squaredNorm();
+      }
+      out.theorem2 += (eta * x.transpose()).squaredNorm();
+      out.corollary1 += eta.squaredNorm() * x.squaredNorm();
+      if (bp.V >= 0) {
+        const Eigen::VectorXd gV = Bd * s.dz.col(i), alpha = c.act.col(i);
+        out.theorem2 += (gV * alpha.transpose()).squaredNorm();
+        out.corollary1 += gV.squaredNorm() * alpha.squaredNorm();
+      }
+    }
+  }
+  out.theorem2 /= Bd;
+  out.corollary1 /= Bd;
+  // Lemma 5 from each sample's own parameter gradient: a batch of one sample, whose loss is ℓ_s.
+  for (Eigen::Index i = 0; i < B; ++i) {
+    nn::Batch one;
+    one.x = samples.x.col(i);
+    if (!samples.labels.empty()) one.labels = {samples.labels[static_cast<std::size_t>(i)]};
+    if (samples.y.size() > 0) one.y = samples.y.col(i);
+    if (!samples.index.empty()) one.index = {samples.index[static_cast<std::size_t>(i)]};
+    nn::ForwardCache f1;
+    Eigen::VectorXd g1;
+    nn::forward(net, theta, one.x, f1);
+    nn::backward(net, theta, f1, one, kind, g1);
+    for (const nn::BlockParams& bp : net.blocks) {
+      if (bp.d >= 0) out.lemma5 += nn::param_view(net, g1, bp.d).squaredNorm();
+      out.lemma5 += nn::param_view(net, g1, bp.K).squaredNorm();
+      if (bp.V >= 0) out.lemma5 += nn::param_view(net, g1, bp.V).squaredNorm();
+    }
+  }
+  out.lemma5 /= Bd;
+  return out;
+}
+
 }  // namespace sparseact::flatness

@@ -85,4 +85,20 @@ struct BoundTerms {
 };
 BoundTerms bound_terms(const nn::Mlp& net, const FlatnessStats& stats);
 
+/// Lemma 5's, Theorem 2's (eq. (5)) and Corollary 1's (eq. (6)) right-hand sides, summed over blocks and
+/// averaged over the samples, each from its own formula (issue 47): with single-token features they
+/// are one number (Lemma 6: ‖∇_x ℓ‖² = ηᵀKKᵀη; ∇_K ℓ = η(x + d)ᵀ and ∇_V ℓ = g_V αᵀ are rank one), so
+/// the analysis checks one of them against tr(H_θ) and compares the three here, to 1e-12.
+///   lemma5      Σ_l [DB] ‖∇_{d^l} ℓ_s‖² + ‖∇_{K^l} ℓ_s‖² + ‖∇_{V^l} ℓ_s‖², read off each sample's own
+///               parameter gradient (one backward pass per sample; ∇_{d^l} = ∇_{x^{l-1}}, Lemma 5's proof)
+///   theorem2    Σ_l [DB] ηᵀ(KKᵀ)η + ‖η (x + d)ᵀ‖_F² + ‖g_V αᵀ‖_F², with the Gram matrix KKᵀ and the
+///               n×d and d×n matrices H(X + D)ᵀ and G_V Aᵀ formed
+///   corollary1  Σ_l [DB] ‖Kᵀη‖² + ‖x + d‖²‖η‖² + ‖g_V‖²‖α‖², products of norms
+/// ("[DB]": the first term only where the block has a zeroth bias.)
+struct BoundIdentities {
+  double lemma5 = 0, theorem2 = 0, corollary1 = 0;
+};
+BoundIdentities bound_identities(const nn::Mlp& net, const Eigen::VectorXd& theta, const nn::Batch& samples,
+                                 nn::LossKind kind = nn::LossKind::cross_entropy);
+
 }  // namespace sparseact::flatness
