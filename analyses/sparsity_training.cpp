@@ -220,20 +220,25 @@ int main(int argc, char** argv) {
                   .detail = {{"relative_change_per_seed", reductions(test_changes, -1)}, {"relative_change_of_means", dte}, {"paper", {{"vit", -0.3603}, {"t5", -0.3964}}}},
                   .departure = departed},
               over_seeds(reductions(test_changes), "(vanilla − modified)/vanilla, testing fraction"), reduction);
-    // "A small cost in accuracy" as non-inferiority: θ = E_seed (modified − vanilla) + Δ > 0 with Δ = 2 points, our choice
-    // of a few times the paper's 0.58-point drop; the effect that counts is no loss at all (θ = Δ).
-    constexpr double kAccuracyMargin = 0.02;
+    // "A small cost in accuracy" as non-inferiority: θ = E_seed (modified − vanilla) + Δ > 0. The margin is the paper's own
+    // number, fixed before the data (DESIGN.md, margins; issue 47): Table 1's Acc@1 drop, 77.35% → 76.77% = 0.58 points
+    // (ViT-Base). The effect at no loss at all (θ = Δ) sets power only; the interval against 0 decides.
+    constexpr double kAccuracyMargin = 0.7735 - 0.7677;
+    const std::string margin_source = "paper 001 Table 1: Acc@1 77.35% (vanilla) → 76.77% (modified), a 0.58-point drop";
     std::vector<double> accuracy_margin;
     for (std::size_t sd = 0; sd < runs[0].size(); ++sd) accuracy_margin.push_back(runs[1][sd].accuracy - runs[0][sd].accuracy + kAccuracyMargin);
+    Evidence accuracy_evidence = over_seeds(accuracy_margin, "modified − vanilla accuracy + 0.58 points");
+    accuracy_evidence.range_lo = -1.0 + kAccuracyMargin;  // a difference of accuracies lies in [−1, 1]
+    accuracy_evidence.range_hi = 1.0 + kAccuracyMargin;
     direction(a, {.id = "accuracy_cost",
                   .claim = "Section 7.1 (Table 1)",
-                  .statement = "the sparsity costs little accuracy (non-inferiority): θ = E_seed (modified − vanilla test accuracy) + 2 points > 0 "
-                               "(paper: −0.58 points, ViT)",
-                  .note = departure + fmt::format("Margin 2 points: our choice, a few times the paper's 0.58-point drop. {}", setting),
-                  .detail = {{"vanilla", acc[0]}, {"modified", acc[1]}, {"margin", kAccuracyMargin}},
+                  .statement = "the sparsity costs no more accuracy than the paper's (non-inferiority): θ = E_seed (modified − vanilla test "
+                               "accuracy) + 0.58 points > 0, the margin the paper's own drop (Table 1, ViT-Base)",
+                  .note = departure + fmt::format("Margin Δ = 0.58 points, {} (fixed before the data). {}", margin_source, setting),
+                  .detail = {{"vanilla", acc[0]}, {"modified", acc[1]}, {"margin", kAccuracyMargin}, {"margin_source", margin_source}},
                   .departure = departed},
-              over_seeds(accuracy_margin, "modified − vanilla accuracy + 2 points"),
-              {kAccuracyMargin, "no accuracy lost at all (θ = the 2-point margin)", false});
+              accuracy_evidence,
+              {kAccuracyMargin, "no accuracy lost at all (θ = Δ = 0.58 points, " + margin_source + "); sets power only", false});
 
     // --- Figures (Fig. 5c / 6e) and tables ------------------------------------------------------------
     a.add_figure(training_figure(runs, blocks));
