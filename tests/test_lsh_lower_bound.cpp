@@ -153,10 +153,12 @@ TEST_CASE("lsh_lower_bound --scale quick: every check holds and the JSON is comp
     CHECK_FALSE(c["detail"].is_null());
     CHECK((c["measured"].is_number() || c["measured"].is_string()));  // readable at a glance
     // Properties (1) and (3) hold by our construction of the family: self-checks, shown apart. So do the two
-    // comparisons of our own formulas (lower bound ≤ upper bound; TOST on a deterministic gap; issue 38).
+    // comparisons of our own formulas (lower bound ≤ upper bound; TOST on a deterministic gap; issue 38), and the
+    // deterministic count of the family against our covering bound (issue 47): every check is a self-check.
     const bool own = id == "thm43_lipschitz" || id == "thm43_separation" || id == "thm43_supports_disjoint" || id == "thm43_supports_overlap" ||
-                     id == "thm43_width_vs_lsh" || id == "thm43_bounds_nearly_match";
+                     id == "thm43_width_vs_lsh" || id == "thm43_bounds_nearly_match" || id == "thm43_family_size";
     CHECK(c["kind"] == (own ? "self-check" : "claim"));
+    if (id == "thm43_bounds_nearly_match") CHECK(c["tolerance"]["deterministic_data"] == true);
   }
   // "Nearly matching" is a rate: the gap between the bounds does not grow with √d L/ε (TOST on the log–log slope).
   bool rate_seen = false;
