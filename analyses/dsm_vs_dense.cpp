@@ -84,8 +84,13 @@ struct Design {
   std::vector<int> units, widths, bits, table1_units;
   int seeds = 0, table1_seeds = 0, table1_target = 0;
   double bias_range = 0;  ///< bottom-layer biases c_j ~ U[−r, r] (0: the paper's TensorFlow default)
+  std::string departure;         ///< how this run's training departs from App. D.1 ("" at the paper's)
+  std::string lowdim_departure;  ///< how the p(Ax) target departs from App. D.2
   int T_max() const { return widths.back(); }
 };
+
+/// Two departures joined, either possibly empty.
+std::string joined(const std::string& x, const std::string& y) { return x.empty() ? y : y.empty() ? x : x + "; " + y; }
 
 /// Figures 2, 3 and 7 print curves, not sizes: the smallest effect of interest for "beats", relative MSE.
 constexpr double kBeatsEffect = 0.05;
@@ -186,7 +191,8 @@ json check_target(Analysis& a, const ComparisonRuns& R, const Design& sw, int ti
                        .note = fmt::format("Test-target variance {:.4g}. Per seed, the smallest relative gain of DSM over dense across "
                                            "its {} values of K; one-sided paired t over {} seeds. The old per-K paired-margin rule is in detail.per_K.",
                                            variance, dsm_pairs.size(), sw.seeds),
-                       .detail = {{"per_K", per_k}, {"seeds", sw.seeds}}},
+                       .detail = {{"per_K", per_k}, {"seeds", sw.seeds}},
+                       .departure = ti == 2 ? joined(sw.departure, sw.lowdim_departure) : sw.departure},
                    R, dsm_pairs, kBeats);
   json summary = {{"dsm_vs_dense", per_k}};
   if (ti == 2) return summary;
@@ -205,7 +211,8 @@ json check_target(Analysis& a, const ComparisonRuns& R, const Design& sw, int ti
                                       "θ = E_seed min_(s, m) (MSE_dense − MSE_LSH)/MSE_dense > 0",
                          .note = fmt::format("Pairs (s, m) with m ≥ 11; smaller tables are in data.summary. Per seed, the smallest relative "
                                              "gain over the pairs; one-sided paired t over {} seeds.", sw.seeds),
-                         .detail = {{"pairs", big}, {"seeds", sw.seeds}}},
+                         .detail = {{"pairs", big}, {"seeds", sw.seeds}},
+                         .departure = sw.departure},
                      R, lsh_pairs, kBeats);
   // Figure 4: random hash underperforms dense at the same activated units. Per seed, the smallest relative gain of dense
   // over random hash across K (dense must win at every K); one-sided over seeds.
@@ -225,7 +232,8 @@ json check_target(Analysis& a, const ComparisonRuns& R, const Design& sw, int ti
                                       "the effect that counts is a smallest effect of interest of {:.0f}% of the dense MSE. The old "
                                       "paired-margin rule finds random hash significantly worse at {} of {} K.",
                                       fmt::join(sw.units, "/"), worst.size(), 100 * kRandomHashEffect, rworse, rnd_pts.size()),
-                  .detail = {{"per_K", rnd}, {"relative_gains", gains}, {"min_over_K_per_seed", worst}, {"seeds", sw.seeds}}},
+                  .detail = {{"per_K", rnd}, {"relative_gains", gains}, {"min_over_K_per_seed", worst}, {"seeds", sw.seeds}},
+                  .departure = sw.departure},
               over_seeds(worst, "min_K (MSE_random − MSE_dense)/MSE_dense"),
               {kRandomHashEffect, fmt::format("smallest effect of interest: {:.0f}% of the dense MSE (Figure 4 prints no size)",
                                               100 * kRandomHashEffect), false});
@@ -280,7 +288,9 @@ void check_table1(Analysis& a, const ComparisonRuns& R, const Design& sw, const 
                                            papers_widths ? "" : " (departure: the paper's are 1024/2048/4096; --table1-units sets them)",
                                            sw.table1_seeds),
                        .detail = {{"rows", per_row}, {"seeds", sw.table1_seeds}},
-                       .departure = papers_widths ? std::string() : fmt::format("widths K = {} (Table 1: 1024/2048/4096)", fmt::join(sw.table1_units, "/"))},
+                       .departure = joined(papers_widths ? std::string() : fmt::format("widths K = {} (Table 1: 1024/2048/4096)",
+                                                                                      fmt::join(sw.table1_units, "/")),
+                                           sw.departure)},
                    R, t1_pairs,
                    papers_widths ? Effect{papers_worst, fmt::format("paper 000 Table 1, its worst row: (0.01015 − 0.009655)/0.01015 = {:.1f}%",
                                                                     100 * papers_worst), true}
@@ -308,7 +318,8 @@ void check_table1(Analysis& a, const ComparisonRuns& R, const Design& sw, const 
                                     v.mean_a, v.mean_b),
                 .detail = {{"mse_dsm25_small", v.mean_a}, {"mse_dense_large", v.mean_b}, {"relative_gain_per_seed", gain},
                            {"seeds", sw.table1_seeds}},
-                .departure = K0 == 1024 && K2 == 4096 ? std::string() : fmt::format("K = {} vs {} (Table 1: 1024 vs 4096)", K0, K2)},
+                .departure = joined(K0 == 1024 && K2 == 4096 ? std::string() : fmt::format("K = {} vs {} (Table 1: 1024 vs 4096)", K0, K2),
+                                    sw.departure)},
             over_seeds(gain, "(MSE_dense,large − MSE_DSM25,small)/MSE_dense,large"),
             {papers_gain, "paper 000 Table 1: (0.01046 − 0.009655)/0.01046 = 7.7% of the dense MSE", true});
 }
@@ -418,7 +429,7 @@ int main(int argc, char** argv) {
     // --- Parameters ------------------------------------------------------------------------------
     auto& r = a.result;
     const std::uint64_t seed = a.common.seed;
-    const Design sw{.units = parse_list("--units", units_text, 1, 1 << 16),
+    Design sw{.units = parse_list("--units", units_text, 1, 1 << 16),
                    .widths = parse_list("--widths", widths_text, 1, 1 << 20),
                    .bits = parse_list("--lsh-bits", bits_text, 1, 20),
                    .table1_units = parse_list("--table1-units", table1_text, 1, 1 << 16),
@@ -427,6 +438,15 @@ int main(int argc, char** argv) {
                    .table1_target = table1_target == "poly" ? 0 : 1,
                    .bias_range = bias_range};
     if (sw.table1_units.size() != 3) throw InputError("--table1-units: Table 1 has three rows: give three values");
+    {
+      // Every way this run's training and data depart from App. D.1–D.2, recorded on every claim (issue 47).
+      std::vector<std::string> d;
+      if (n_train != 1 << 16 || n_test != 1 << 14) d.push_back(fmt::format("{} training / {} test points (App. D.1: 65536 / 16384)", n_train, n_test));
+      if (epochs != 50) d.push_back(fmt::format("{} epochs (App. D.1: 50)", epochs));
+      if (lr != 1e-5) d.push_back(fmt::format("RMSProp lr {:g} (App. D.1: 1e-5)", lr));
+      sw.departure = fmt::format("{}", fmt::join(d, ", "));
+      if (low_d > 0 && low_d != 64) sw.lowdim_departure = fmt::format("p(Ax) in d = {} (App. D.2: 64)", low_d);
+    }
     if (low_d > 0 && low_d <= low_k) throw InputError("--low-d: must exceed --low-k (App. D.2: d > k)");
     if (sw.T_max() <= sw.units.front())
       throw InputError(fmt::format("--widths, --units: the largest DSM width T = {} must exceed the smallest K = {} (DSM and dense "
