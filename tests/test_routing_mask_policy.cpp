@@ -1,5 +1,7 @@
 // COMET and §5.2.1's baselines as mask policies (routing/mask_policy): gradients against finite
 // differences, the policies' defining properties, and a reproducible training run.
+#include <cmath>
+
 #include <catch2/catch.hpp>
 
 #include <sparseact/core/rng.hpp>
@@ -141,4 +143,47 @@ TEST_CASE("MoE baseline: one expert per input, gradients through the gate equal 
       else CHECK(grad(i) == Approx(fd).margin(1e-6));
     }
   }
+}
+
+TEST_CASE("A model whose final training loss stays within 1 % of the constant predictor's did not train, and a "
+          "comparison with it is not evidence", "[routing][mask_policy][did_not_train]") {
+  // The constant predictor of balanced 10 classes costs ln 10; of 3:1 labels the labels' entropy.
+  std::vector<int> balanced;
+  for (int i = 0; i < 1000; ++i) balanced.push_back(i % 10);
+  CHECK(constant_predictor_loss(balanced, 10) == Approx(std::log(10.0)).epsilon(1e-14));
+  CHECK(constant_predictor_loss({0, 0, 0, 1}, 2) == Approx(-(0.75 * std::log(0.75) + 0.25 * std::log(0.25))).epsilon(1e-14));
+  CHECK(constant_predictor_loss({2, 2}, 5) == 0.0);
+  CHECK_THROWS_AS(constant_predictor_loss({}, 10), std::invalid_argument);
+  CHECK_THROWS_AS(constant_predictor_loss({10}, 10), std::invalid_argument);
+
+  const double h = std::log(10.0);
+  CHECK(did_not_train(2.303, h));         // chance
+  CHECK(did_not_train(0.995 * h, h));     // within 1 %
+  CHECK(did_not_train(2.5, h));           // above it
+  CHECK(did_not_train(std::nan(""), h));  // diverged
+  CHECK_FALSE(did_not_train(0.985 * h, h));
+  CHECK_FALSE(did_not_train(0.45, h));
+
+  // comet_train's width-100, 1 − p_k = 0.9 COMET at 5 epochs (issue 47): two of three seeds within 1 %.
+  const TrainedRecord rec{{2.288, 2.297, 2.252}, h};
+  CHECK(rec.not_trained() == 2);
+  const json j = rec.to_json();
+  CHECK(j["seeds_not_trained"] == 2);
+  CHECK_FALSE(j["trained"].get<bool>());
+  CHECK(j["final_train_loss_mean"].get<double>() == Approx((2.288 + 2.297 + 2.252) / 3));
+  CHECK(TrainedRecord{{0.45, 0.46}, h}.to_json()["trained"].get<bool>());
+
+  Check c;
+  c.kind = "claim";
+  c.verdict = "holds";
+  c.holds = true;
+  c.note = "width 100.";
+  c.tolerance = {{"lower_bound", 0.58}, {"upper_bound", 0.67}};
+  not_evidence_untrained(c, "comet did not train.");
+  CHECK(c.verdict == "inconclusive");
+  CHECK_FALSE(c.holds);
+  CHECK(c.note == "Not evidence: comet did not train. width 100.");
+  CHECK(c.tolerance["model_did_not_train"] == "comet did not train.");
+  CHECK(c.tolerance["verdict_without_training_rule"] == "holds");
+  CHECK(c.tolerance["lower_bound"] == 0.58);
 }

@@ -261,4 +261,51 @@ TrainRun train_masked(const TrainRunConfig& cfg, const nn::Dataset& train, const
   return run;
 }
 
+double constant_predictor_loss(const std::vector<int>& labels, int classes) {
+  if (labels.empty() || classes < 1) throw std::invalid_argument("constant_predictor_loss: no labels");
+  std::vector<double> count(std::size_t(classes), 0.0);
+  for (int y : labels) {
+    if (y < 0 || y >= classes) throw std::invalid_argument(fmt::format("constant_predictor_loss: label {} outside [0, {})", y, classes));
+    ++count[std::size_t(y)];
+  }
+  // Predicting the frequencies q_c costs −Σ_c q_c ln q_c per example: the labels' entropy.
+  double h = 0;
+  for (double c : count)
+    if (c > 0) {
+      const double q = c / double(labels.size());
+      h -= q * std::log(q);
+    }
+  return h;
+}
+
+bool did_not_train(double final_train_loss, double constant_loss) {
+  return !(final_train_loss < (1 - kDidNotTrainShare) * constant_loss);
+}
+
+std::size_t TrainedRecord::not_trained() const {
+  std::size_t n = 0;
+  for (double l : final_train_loss) n += did_not_train(l, constant_loss);
+  return n;
+}
+
+json TrainedRecord::to_json() const {
+  double sum = 0;
+  for (double l : final_train_loss) sum += l;
+  return {{"final_train_loss", final_train_loss},
+          {"final_train_loss_mean", final_train_loss.empty() ? json(nullptr) : json(sum / double(final_train_loss.size()))},
+          {"constant_predictor_loss", constant_loss},
+          {"seeds_not_trained", not_trained()},
+          {"trained", !final_train_loss.empty() && not_trained() == 0}};
+}
+
+Check& not_evidence_untrained(Check& check, const std::string& reason) {
+  if (check.tolerance.is_null()) check.tolerance = json::object();
+  check.tolerance["model_did_not_train"] = reason;
+  check.tolerance["verdict_without_training_rule"] = check.verdict;
+  check.verdict = "inconclusive";
+  check.holds = false;
+  check.note = "Not evidence: " + reason + (check.note.empty() ? "" : " " + check.note);
+  return check;
+}
+
 }  // namespace sparseact::routing

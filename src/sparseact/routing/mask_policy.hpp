@@ -28,6 +28,7 @@
 #include <Eigen/Core>
 
 #include <sparseact/core/device.hpp>
+#include <sparseact/core/result.hpp>
 #include <sparseact/cuda/plain_train.hpp>
 #include <sparseact/nn/data.hpp>
 #include <sparseact/nn/loss.hpp>
@@ -116,5 +117,38 @@ struct TrainRun {
 
 
 TrainRun train_masked(const TrainRunConfig& cfg, const nn::Dataset& train, const nn::Dataset& test);
+
+
+// --- A comparison with a model that did not train is not evidence (DESIGN.md, issue 47) -----------
+
+/// The cross-entropy (nats) of the constant predictor that outputs the training labels' frequencies:
+/// the entropy of the label distribution, ln 10 for 10 balanced classes. Labels lie in [0, classes);
+/// throws std::invalid_argument otherwise or when there are none.
+double constant_predictor_loss(const std::vector<int>& labels, int classes);
+
+/// The share of the constant predictor's loss within which a final training loss means the model did
+/// not train (DESIGN.md: 1 %).
+inline constexpr double kDidNotTrainShare = 0.01;
+
+/// Whether a run did not train: its final training loss stayed within kDidNotTrainShare of the constant
+/// predictor's loss, i.e. final ≥ (1 − 1 %)·constant (a run that ended above it, or diverged to NaN, did
+/// not train either).
+bool did_not_train(double final_train_loss, double constant_loss);
+
+/// One model's final training losses (one per seed) against the constant predictor's.
+struct TrainedRecord {
+  std::vector<double> final_train_loss;
+  double constant_loss = 0.0;
+  /// Seeds whose run did not train (did_not_train).
+  std::size_t not_trained() const;
+  /// Data for the JSON: the losses, their mean, the constant predictor's loss, the seeds that did not train.
+  json to_json() const;
+};
+
+/// A comparison that involves a model which did not train is not evidence, whatever its interval says:
+/// the check reads `inconclusive`, `holds` false, its note opens with `reason`, and
+/// tolerance.model_did_not_train keeps the reason and the verdict the interval alone gave
+/// (tolerance.verdict_without_training_rule). Returns the check.
+Check& not_evidence_untrained(Check& check, const std::string& reason);
 
 }  // namespace sparseact::routing
