@@ -65,8 +65,10 @@ int main(int argc, char** argv) {
                     .statement = "similar inputs get similar masks: Spearman's ρ(input cosine, concatenated mask cosine) > 0 at every p_k < 1: "
                                  "θ = atanh ρ_S > 0, one-sided, at each; the deciding p_k's shown",
                     .note = flags.setting() + fmt::format(". Deciding p_k = {:g} (ρ_S = {:.3f} over {} pairs); every p_k's ρ_S and p in detail. "
-                                                          "The effect that counts is a stated ρ = {:g}.", worst->first, s.rho, s.n, kRhoOfInterest),
-                    .detail = {{"spearman", spearman}}},
+                                                          "Figure 2a prints no ρ: ρ = {:g} is a smallest effect of interest and sets the power only.",
+                                                          worst->first, s.rho, s.n, kRhoOfInterest),
+                    .detail = {{"spearman", spearman}},
+                    .departure = flags.departure()},
                 {.estimate = fisher_z(s.rho), .std_error = se, .df = INFINITY, .n = s.n, .unit = "pairs",
                  .method = "Fisher z of Spearman's ρ, se √(1.06/(n − 3))"},
                 {std::atanh(kRhoOfInterest), fmt::format("smallest effect of interest: ρ = {:g} (atanh {:.4f}); Figure 2a prints no ρ",
@@ -74,18 +76,26 @@ int main(int argc, char** argv) {
     }
 
     // (b) Figure 2b: sharper when sparser.
-    sharper_checks(a, study, Quantity::act_cos, "fig2b_sharper", "§5.1.1, Figure 2b", "act_cos", flags.resamples, {{0.1, 1.0}, {0.5, 1.0}});
+    sharper_checks(a, study, Quantity::act_cos, "fig2b_sharper", "§5.1.1, Figure 2b", "act_cos", flags.resamples, {{0.1, 1.0}, {0.5, 1.0}},
+                   flags.departure());
 
     // (c) The large-width law, per layer and concatenated, within the interval widened by max(0.01, 1/k_ℓ).
     const auto overlap_rows = compare_with_law(study, Quantity::mask_cos, Quantity::overlap, 0.01, 1.0);
     const auto act_rows = compare_with_law(study, Quantity::act_cos, Quantity::act_layer, 0.01, 1.0);
     if (study.has_law()) {
-      law_check(a, overlap_rows, "law_overlap",
-                "mean mask overlap per layer = O(ρ_{ℓ−1}) = 1 − 2T(t, √((1−ρ)/(1+ρ)))/p_k, concatenated = Σ k_ℓ O_ℓ / Σ k_ℓ; "
-                "within the 95% interval of measured − predicted widened by max(0.01, 1/k_ℓ)");
+      // At p_k = 1 every mask is all ones: overlap 1 measured and predicted, a number compared with itself; left out.
+      std::vector<routing::LawComparison> masked_rows;
+      for (const auto& row : overlap_rows)
+        if (row.p_k < 1) masked_rows.push_back(row);
+      if (!masked_rows.empty())
+        law_check(a, masked_rows, "law_overlap",
+                  "mean mask overlap per layer = O(ρ_{ℓ−1}) = 1 − 2T(t, √((1−ρ)/(1+ρ)))/p_k, concatenated = Σ k_ℓ O_ℓ / Σ k_ℓ, every p_k < 1 "
+                  "(at p_k = 1 both are 1); within the 95% interval of measured − predicted widened by max(0.01, 1/k_ℓ)",
+                  flags.departure());
       law_check(a, act_rows, "law_act_cos",
                 "mean activation cosine per layer = O_ℓ κ_f(cos x_{ℓ−1}), concatenated weighted by the predicted squared norms "
-                "(× k_ℓ e_f/(3N_{ℓ−1}) per layer); within the 95% interval widened by max(0.01, 1/k_ℓ)");
+                "(× k_ℓ e_f/(3N_{ℓ−1}) per layer); within the 95% interval widened by max(0.01, 1/k_ℓ)",
+                flags.departure());
     } else {
       r.data["law"] = "not compared: the law has no closed form for tanh";
     }
