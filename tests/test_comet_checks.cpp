@@ -2,6 +2,7 @@
 // claim with a verdict from app::direction / app::equivalent, its power at the stated effect, and an
 // exit code that follows the verdicts (0 all hold, 3 contradicted, 4 inconclusive).
 #include <algorithm>
+#include <cmath>
 
 #include <catch2/catch.hpp>
 
@@ -103,4 +104,71 @@ TEST_CASE("comet_train: each comparison is a one-sided paired claim with power; 
   const json& same = check_by_id(j, "smaller_matches_standard");
   CHECK(same["kind"] == "claim");
   CHECK(same["tolerance"]["margin"].get<double>() == Approx(0.01));
+}
+
+TEST_CASE("comet_train records every model's final training loss against the constant predictor's, and a comparison "
+          "with a model that did not train is inconclusive (issue 47)", "[analysis][comet_train]") {
+  const fs::path out = fresh_dir("comet_train_did_not_train");
+  const Run r = run("comet_train --scale quick --widths 8,16 --sparsity 0.9 --seeds 2 --epochs 1 --small-epochs 3 --train 200 --test 100 "
+                    "--models standard,comet --out " + out.string());
+  INFO(r.output);
+  REQUIRE((r.code == 0 || r.code == 3 || r.code == 4));
+  const json j = read_json(out / "comet_train.json");
+  const json& tl = j["data"]["training_loss"];
+  // The constant predictor of 200 Fashion-MNIST labels: their entropy, at most ln 10.
+  CHECK(tl["constant_predictor_loss"].get<double>() > 2.0);
+  CHECK(tl["constant_predictor_loss"].get<double>() <= std::log(10.0) + 1e-12);
+  std::set<std::string> small_runs;
+  for (const json& run : tl["runs"]) {
+    CHECK(run["final_train_loss"].size() == 2);
+    if (run["epochs"] == 3) small_runs.insert(run["model"].get<std::string>());
+  }
+  CHECK(small_runs == std::set<std::string>{"standard", "comet"});  // standard_beats_comet_small's own runs
+  const json& small = check_by_id(j, "standard_beats_comet_small");
+  CHECK(small["detail"]["epochs"] == 3);
+  CHECK(small["detail"]["final_train_loss"].contains("comet"));
+  for (const json& c : j["checks"]) {
+    INFO(c.dump(2));
+    if (c["tolerance"].contains("model_did_not_train")) {
+      CHECK(c["verdict"] == "inconclusive");
+      CHECK(c["note"].get<std::string>().rfind("Not evidence: ", 0) == 0);
+    }
+    // Every model in the comparison: untrained in some seed exactly when the check says so.
+    REQUIRE(c["detail"].contains("final_train_loss"));
+    bool untrained = false;
+    for (const auto& [model, rec] : c["detail"]["final_train_loss"].items()) untrained = untrained || rec["seeds_not_trained"].get<int>() > 0;
+    CHECK(untrained == c["tolerance"].contains("model_did_not_train"));
+  }
+}
+
+TEST_CASE("comet_utilization's departure names a sparsity range other than §5.1.2's U(0.05, 1)", "[analysis][comet_utilization]") {
+  const fs::path out = fresh_dir("comet_utilization_range");
+  const Run r = run("comet_utilization --scale quick --nets 6 --images 300 --sparsity-range 0.05,0.99 --device cpu --out " + out.string());
+  INFO(r.output);
+  REQUIRE((r.code == 0 || r.code == 3 || r.code == 4));
+  const json j = read_json(out / "comet_utilization.json");
+  for (const json& c : j["checks"]) {
+    INFO(c.dump(2));
+    CHECK(c["departure"].get<std::string>().find("1 − p_k ~ U(0.05, 0.99), not §5.1.2's U(0.05, 1)") != std::string::npos);
+    CHECK(c["departure"].get<std::string>().find("6 nets (§5.1.2: 1000)") != std::string::npos);
+  }
+}
+
+TEST_CASE("comet_ntk and comet_overlap: eq. (9) is a self-check, our large-width laws own questions, and the departure "
+          "from §5.1.1's setup is recorded (issue 47)", "[analysis][comet_ntk][comet_overlap]") {
+  const fs::path out = fresh_dir("comet_pairs_kinds");
+  for (const std::string name : {"comet_ntk", "comet_overlap"}) {
+    const Run r = run(name + " --scale quick --pairs 12 --nets 1 --depth 2 --width 32 --resamples 200 --out " + (out / name).string());
+    INFO(r.output);
+    REQUIRE((r.code == 0 || r.code == 3 || r.code == 4));
+    const json j = read_json(out / name / (name + ".json"));
+    for (const json& c : j["checks"]) {
+      INFO(c.dump(2));
+      const std::string id = c["id"], claim = c["claim"];
+      CHECK(claim.find("beyond the paper") == std::string::npos);
+      if (id.rfind("law_", 0) == 0) CHECK(c["kind"] == "own-question");
+      if (id == "eq9_first_order" || id == "eq11_blocks") CHECK(c["kind"] == "self-check");
+      if (c["kind"] == "claim" || c["kind"] == "own-question") CHECK(c["departure"].get<std::string>().find("12 pairs (§5.1.1: 500)") != std::string::npos);
+    }
+  }
 }
