@@ -163,3 +163,17 @@ TEST_CASE("wilson_evidence: p̂ − p₀ inside its own Wilson bounds, all insid
   CHECK(all.estimate == Approx(0.005));
   CHECK(direction(a, {.id = "all", .claim = "Lemma 1"}, all, {0.002, "smallest effect", false}).verdict == "inconclusive");
 }
+
+TEST_CASE("reverdict keeps a comparison with a model that did not train inconclusive, whatever its interval", "[app][lint]") {
+  json stored = check("untrained", {{"verdict", "inconclusive"}, {"holds", false},
+                                    {"tolerance", {{"estimate", 0.6}, {"std_error", 0.02}, {"lower_bound", 0.57}, {"upper_bound", 0.63},
+                                                   {"effect_that_counts", 0.0}, {"model_did_not_train", "COMET stayed at ln 10"},
+                                                   {"verdict_without_training_rule", "holds"}}}});
+  reverdict(stored);
+  CHECK(stored["verdict"] == "inconclusive");
+  CHECK(stored["holds"] == false);
+  // The same interval without the record holds.
+  stored["tolerance"].erase("model_did_not_train");
+  reverdict(stored);
+  CHECK(stored["verdict"] == "holds");
+}

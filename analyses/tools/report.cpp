@@ -343,6 +343,8 @@ std::string deciding_job(const json& c, double elapsed_s) {
   if (t.is_object() && t.contains("margin_fixed") && !t.value("margin_fixed", true))
     return "the margin was not fixed before the data (not the paper's number, a DESIGN.md rule or a pre-registration): no run size "
            "settles it until one is";
+  if (t.is_object() && t.value("model_did_not_train", json()).is_string())
+    return "a compared model did not train (" + t["model_did_not_train"].get<std::string>() + "): rerun it where the model trains";
   if (!iv.statistical || !(iv.se > 0) || !(iv.n > 0)) return {};
   // The quantile the interval uses: one-sided (1 − α) for a direction, (1 − 2α) two-sided for TOST, i.e. z_{1−α} either way.
   const double q = sparseact::stats::normal_quantile(1 - iv.alpha);

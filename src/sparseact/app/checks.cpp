@@ -376,6 +376,9 @@ std::string reverdict(json& check) {
   } else if (before == "not refuted") {
     verdict = "holds";
   }
+  // A comparison with a model that did not train is not evidence, whatever its interval says (DESIGN.md;
+  // routing::not_evidence_untrained records why).
+  if ((kind == "claim" || kind == "own-question") && tol.contains("model_did_not_train")) verdict = "inconclusive";
   Check c;
   c.kind = kind;
   c.verdict = verdict;
