@@ -389,8 +389,12 @@ TEST_CASE("sparseact_report gives the run size at which an undecided interval wo
                 {"power", {{"power", 0.26}, {"effect", 0.1}, {"effect_source", "smallest effect of interest"}, {"n", 3}, {"unit", "seeds per arm"},
                            {"n_for_80", 19}}}};
   };
+  // An equivalence whose margin we stated ourselves: no run size settles it (written before margin_fixed was stored).
+  json stated = undecided("ours", 0.0);
+  stated["tolerance"] = {{"estimate", 0.0}, {"std_error", 0.1}, {"interval", {-0.1645, 0.1645}}, {"margin", 0.1}, {"alpha", 0.05},
+                         {"margin_source", "stated: 1 point"}, {"rule", "holds: the (1 − 2α) interval inside (−Δ, Δ)"}};
   std::ofstream(root / "fake" / "fake.json") << json{{"analysis", "fake"}, {"paper", "042"}, {"elapsed_s", 100.0},
-                                                     {"checks", {undecided("near", 0.1), undecided("at", 0.001)}}}
+                                                     {"checks", {undecided("near", 0.1), undecided("at", 0.001), stated}}}
                                                         .dump();
   const std::string md = report_markdown(root);
   INFO(md);
@@ -400,6 +404,7 @@ TEST_CASE("sparseact_report gives the run size at which an undecided interval wo
   // θ̂ a hundredth of a standard error from 0: no size is prescribed.
   CHECK(md.find("fake › at](#fake) (paper 042 Lemma 1; default run): θ̂ = 0.001 sits within") != std::string::npos);
   CHECK(md.find("more seeds per arm may never settle it (this run: 3)") != std::string::npos);
+  CHECK(md.find("fake › ours](#fake) (paper 042 Lemma 1; default run): the margin was not fixed before the data") != std::string::npos);
   // The power's n₈₀ (19, at a smallest effect of interest) is not the job that would decide.
   const std::size_t list = md.find("### 4. What this scale cannot settle");
   REQUIRE(list != std::string::npos);
