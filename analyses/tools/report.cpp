@@ -340,12 +340,8 @@ double strength(const json& c) {
 std::string deciding_job(const json& c, double elapsed_s) {
   const Interval iv = interval_of(c);
   const json& t = c.value("tolerance", json());
-  const std::string kind = kind_of(c);
-  const bool unfixed = t.is_object() && ((t.contains("margin_fixed") && !t.value("margin_fixed", true)) ||
-                                         ((kind == "claim" || kind == "own-question") && t.value("margin_source", json()).is_string() &&
-                                          t.value("method", std::string()).find("log–log") == std::string::npos &&
-                                          !sparseact::app::margin_fixed_before_data(t["margin_source"].get<std::string>())));
-  if (unfixed)
+  // reverdict (read_results) records margin_fixed for stored JSON too: one rule, in app/checks.
+  if (t.is_object() && !t.value("margin_fixed", true))
     return "the margin was not fixed before the data (not the paper's number, a DESIGN.md rule or a pre-registration): no run size "
            "settles it until one is";
   if (t.is_object() && t.value("model_did_not_train", json()).is_string())

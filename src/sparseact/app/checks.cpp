@@ -369,8 +369,10 @@ std::string reverdict(json& check) {
     verdict = equivalence_verdict(tol["interval"][0].get<double>(), tol["interval"][1].get<double>(), tol["margin"].get<double>());
     // A rate's slack is DESIGN.md's rule (rate() above); any other margin must be fixed before the data.
     if ((kind == "claim" || kind == "own-question") && !margin_fixed_before_data(tol.value("margin_source", std::string())) &&
-        tol.value("method", std::string()).find("log–log") == std::string::npos)
+        tol.value("method", std::string()).find("log–log") == std::string::npos) {
       verdict = "inconclusive";
+      tol["margin_fixed"] = false;  // as equivalent() records it, so readers need only this field
+    }
   } else if (before == "not reproduced") {
     verdict = "contradicted";  // a deterministic comparison: finish() below maps it again
   } else if (before == "not refuted") {
