@@ -122,7 +122,9 @@ int main(int argc, char** argv) {
                               "(exact_router) meets eq. (7) at more queries. Whether some tree meets both for n ≥ 2 is not settled by any one "
                               "construction (ERRATA 003). far_rate in routing.csv is the fraction greedy descent sends farther than the set's "
                               "covering radius δ, where Theorem 5.3's guarantee ‖x − v_i‖ < δ no longer applies.",
-                      .detail = {{"configurations", per}}},
+                      .detail = {{"configurations", per}},
+                      .departure = "our routing tree (centroid nodes, groups split along the widest coordinate, height ⌈log_ν K⌉) and its "
+                                   "greedy descent; §3 leaves the tree open"},
                   "eq. (7): every input to its Voronoi cell (misrouting 0), by a tree left open; L198: ν⌈log_ν K⌉ queries",
                   fmt::format("greedy descent (ν⌈log_ν K⌉ queries): misroutes in {} of {} configurations, worst rate {:.4g} ({}); "
                               "branch and bound: 0 misrouted at up to {:.3g}× ν⌈log_ν K⌉ queries on average ({})",
