@@ -142,8 +142,10 @@ TEST_CASE("equivalent (TOST): holds inside the margin, contradicted outside, inc
   CHECK(straddle.verdict == "inconclusive");
 }
 
-TEST_CASE("equivalent: parrots_phonebook's at-scale moe_on_total_fit (θ̂ = −0.36 inside ±0.477, its interval overlapping the "
-          "region) is not contradicted, fresh or re-derived from its stored JSON", "[app][verdicts]") {
+// The numbers are those of parrots_phonebook's retired at-scale moe_on_total_fit (now one finding, λ): an
+// interval that straddles −Δ, with a margin read off the run's own fit.
+TEST_CASE("equivalent: θ̂ = −0.36 inside ±0.477 with its interval crossing −Δ is not contradicted, fresh or re-derived "
+          "from its stored JSON", "[app][verdicts]") {
   Analysis a = test_analysis();
   const Evidence e{-0.35973538288539453, 0.09437542738909066, 4.0, 6, "dense models (MoEs in proportion)", "dense fit"};
   const Check& total = equivalent(a, {.id = "moe_on_total_fit", .claim = "§4.2"}, e, 0.4772725921884084, "half the gap");
