@@ -149,6 +149,12 @@ TEST_CASE("comet_utilization's departure names a sparsity range other than §5.1
   const json j = read_json(out / "comet_utilization.json");
   for (const json& c : j["checks"]) {
     INFO(c.dump(2));
+    if (c["id"] == "dead_count_forced_by_protocol") {
+      // It reads no image and draws §5.1.2's own protocol whatever the flags: the paper's setup, an erratum there.
+      CHECK(c["departure"] == "");
+      CHECK(c["verdict"] == "erratum");
+      continue;
+    }
     CHECK(c["departure"].get<std::string>().find("1 − p_k ~ U(0.05, 0.99), not §5.1.2's U(0.05, 1)") != std::string::npos);
     CHECK(c["departure"].get<std::string>().find("6 nets (§5.1.2: 1000)") != std::string::npos);
   }
@@ -168,6 +174,13 @@ TEST_CASE("comet_ntk and comet_overlap: eq. (9) is a self-check, our large-width
       CHECK(claim.find("beyond the paper") == std::string::npos);
       if (id.rfind("law_", 0) == 0) CHECK(c["kind"] == "own-question");
       if (id == "eq9_first_order" || id == "eq11_blocks") CHECK(c["kind"] == "self-check");
+      if (id == "eq11_as_printed") {
+        // The printed form of an identity that holds for every net: any net's counterexample is the paper's setup (issue 48).
+        CHECK(c["kind"] == "claim");
+        CHECK(c["verdict"] == "erratum");
+        CHECK(c["note"].get<std::string>().find("Smallest counterexample: p_k = ") != std::string::npos);
+        continue;
+      }
       if (c["kind"] == "claim" || c["kind"] == "own-question") CHECK(c["departure"].get<std::string>().find("12 pairs (§5.1.1: 500)") != std::string::npos);
     }
   }
