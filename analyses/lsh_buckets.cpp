@@ -14,6 +14,7 @@
 // the run (lemma42.hpp says why).
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -155,7 +156,7 @@ int main(int argc, char** argv) {
     std::size_t collisions = 0;
     std::string method;  // of the uniform sampler on Γ
     std::vector<double> fit_x, fit_y, sig_k;  // k·log(2√d/ε) and mean log buckets; σ_min/√k of every trial
-    std::vector<Point> prob_points;
+    std::vector<Point> prob_points, printed_points;
     json points = json::array();
     // Work items: (grid point, trial), trial t of point g from stream_id(stream_id(0x4c534842, g), t).
     const Grid items{{grid.size(), static_cast<std::size_t>(trials)}};
@@ -173,6 +174,9 @@ int main(int argc, char** argv) {
       for (int t = 0; t < trials; ++t) draws.push_back(trial_of(records[items.index({g, std::size_t(t)})]));
       const BucketPointSummary s = summarize_grid_point(cf, std::move(draws), samples);
       worst_ratio = std::max(worst_ratio, s.worst_bound_ratio);
+      // Lemma 4.2's proof as printed, ‖A(x₁ − x₂)‖ ≤ ε√k: a bucket pair with ‖x₁ − x₂‖ > ε√k/σ_min(AU) breaks it, since
+      // ‖AU(y₁ − y₂)‖ ≥ σ_min‖y₁ − y₂‖. Our ratio is taken against ε√K, so against ε√k it is √(K/k) = √C times larger.
+      printed_points.push_back({fmt::format("d = {}, k = {}, ε = {}, C = {}", cf.d, cf.k, cf.eps, cf.C), s.worst_bound_ratio * std::sqrt(double(cf.C)), 1.0});
       worst_gap = std::min(worst_gap, s.worst_exact_minus_sampled);
       worst_count = std::max(worst_count, s.worst_count_excess);
       eq3_hits += s.eq3_hits, eq3_n += trials, collisions += s.fingerprint_collisions;
@@ -210,6 +214,25 @@ int main(int argc, char** argv) {
                 // issue 47: an identity of the construction (a textbook inequality), not the paper's probabilistic claim
                 .kind = Kind::self_check},
             worst_ratio, 1.0, 1e-9).tolerance["derivation"] = "rounding of the distances and of σ_min (relative 1e-9)";
+    // The printed form is the paper's statement: an erratum where it fails, its smallest counterexample the first grid point (smallest
+    // k, then d) that breaks it.
+    std::vector<std::size_t> by_size(grid.size());
+    std::iota(by_size.begin(), by_size.end(), std::size_t(0));
+    std::stable_sort(by_size.begin(), by_size.end(), [&](std::size_t x, std::size_t y) { return std::pair{grid[x].k, grid[x].d} < std::pair{grid[y].k, grid[y].d}; });
+    const auto first = std::find_if(by_size.begin(), by_size.end(), [&](std::size_t g) { return printed_points[g].measured > 1.0; });
+    const Point* smallest = first == by_size.end() ? nullptr : &printed_points[*first];
+    for_all(a, {.id = "lemma42_as_printed", .claim = "Lemma 4.2",
+                .statement = "Lemma 4.2's proof as printed: x₁, x₂ in one bucket ⇒ ‖A(x₁ − x₂)‖₂ ≤ ε√k (k the subspace's dimension), "
+                             "tested through ‖x₁ − x₂‖ ≤ ε√k / σ_min(A U): largest (bucket diameter)·σ_min(AU)/(ε√k) ≤ 1 at every grid point",
+                .note = smallest == nullptr
+                            ? std::string("No bucket of any trial breaks the printed bound.")
+                            : fmt::format("Smallest counterexample: {}, a bucket whose sampled diameter is {:.3g}× the printed bound's "
+                                          "ε√k/σ_min(AU) (a pair of its points has ‖A(x₁ − x₂)‖ ≥ σ_min‖x₁ − x₂‖ > ε√k). Each of the "
+                                          "K = Ck hashes allows a difference below ε, so ‖A(x₁ − x₂)‖ < ε√K is what holds "
+                                          "(same_bucket_distance_bound).",
+                                          smallest->label, smallest->measured),
+                .erratum = "ERRATA.md 000: Lemma 4.2's ε√k"},
+            Relation::at_most, printed_points, "grid points (d, k, ε, C)");
     at_least(a, {.id = "exact_diameter_dominates_samples", .claim = "Lemma 4.2",
                  .statement = "for every hit bucket (k ≤ 3): exact polytope diameter ≥ diameter of its samples: min (exact − sampled) ≥ 0",
                  .note = "Self-check of our diameter code, not evidence about the paper: the samples lie in the closed polytope, "

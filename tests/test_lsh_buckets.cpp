@@ -115,6 +115,12 @@ TEST_CASE("lsh_buckets --scale quick: runs, the always-true bounds hold, outputs
         id == "eq3_sigma_min" || id == "bucket_count_exponent")
       CHECK(c["kind"] == "self-check");
     else CHECK(c["kind"] == "claim");
+    // The proof's printed ε√k (issue 48): the paper's claim, an erratum where a bucket breaks it, with its smallest case.
+    if (id == "lemma42_as_printed") {
+      CHECK(c["tolerance"]["erratum"] == "ERRATA.md 000: Lemma 4.2's ε√k");
+      CHECK((c["verdict"] == "holds" || c["verdict"] == "erratum"));
+      if (c["verdict"] == "erratum") CHECK(c["note"].get<std::string>().find("Smallest counterexample: d = ") != std::string::npos);
+    }
   }
   CHECK(j["data"]["fingerprint_collisions"] == 0);
   for (const char* f : {"trials.csv", "grid.csv"}) CHECK(fs::exists(out / f));
