@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <cmath>
 #include <map>
 #include <string>
@@ -22,6 +23,7 @@
 
 #include <sparseact/app/checks.hpp>
 #include <sparseact/app/lint.hpp>
+#include <sparseact/app/paper_summary.hpp>
 #include <sparseact/core/result.hpp>
 #include <sparseact/core/stats.hpp>
 #include <sparseact/core/version.hpp>
@@ -467,7 +469,8 @@ int main(int argc, char** argv) {
   };
   // "holds at w = 16 (3 runs), w = 64 (3 runs); inconclusive at w = 32 (80 runs, θ̂ 0.0365 [−0.579, 0.652])": every run
   // of a claim whose runs differ in setup, by verdict, the decisive one first.
-  const auto across_runs = [&](const std::vector<Reading>& all, const Reading& d) {
+  // brief: the setups alone ("holds at w = 256, w = 128; inconclusive at default run"), for the papers in brief.
+  const auto across_runs = [&](const std::vector<Reading>& all, const Reading& d, bool brief = false) {
     if (all.size() < 2) return std::string();
     std::vector<const Reading*> order{&d};
     for (const Reading& y : all)
@@ -475,13 +478,19 @@ int main(int argc, char** argv) {
     std::vector<std::pair<std::string, std::string>> parts;  // verdict → its runs
     for (const Reading* x : order) {
       const Interval iv = interval_of(x->check);
-      std::string what = x->info.setup + (size_of(x->check) == "—" ? "" : ", " + size_of(x->check));
-      if (iv.statistical) what += fmt::format(", θ̂ {:.3g} [{:.3g}, {:.3g}]", iv.estimate, iv.lo, iv.hi);
-      if (!x->info.protocol) what += "; outside the paper's protocol: " + x->info.why;
+      std::string what = x->info.setup;
+      if (brief) {
+        if (!x->info.protocol) what += " (outside the paper's protocol)";
+      } else {
+        what = "(" + what + (size_of(x->check) == "—" ? "" : ", " + size_of(x->check));
+        if (iv.statistical) what += fmt::format(", θ̂ {:.3g} [{:.3g}, {:.3g}]", iv.estimate, iv.lo, iv.hi);
+        if (!x->info.protocol) what += "; outside the paper's protocol: " + x->info.why;
+        what += ")";
+      }
       const std::string v = verdict_of(x->check);
       auto it = std::find_if(parts.begin(), parts.end(), [&](const auto& p) { return p.first == v; });
-      if (it == parts.end()) parts.push_back({v, "(" + what + ")"});
-      else it->second += ", (" + what + ")";
+      if (it == parts.end()) parts.push_back({v, what});
+      else it->second += ", " + what;
     }
     std::string out = " — across runs: ";
     for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? "; " : "") + parts[i].first + " at " + parts[i].second;
@@ -496,6 +505,7 @@ int main(int argc, char** argv) {
   std::string wrong, not_reproduced, unsettled, own_questions, rederived, body;
   std::map<std::string, std::vector<std::pair<std::pair<double, double>, std::string>>> holding;  // paper → ((closeness, strength), line)
   std::map<std::string, std::string> departures;                               // analysis → its departures
+  std::map<std::string, std::vector<sparseact::app::SummaryClaim>> summary;     // paper → its claims as decided
   const auto run_text = [](const Reading& d) {
     return d.run == "default" ? std::string("default run") : "`" + d.run + "`, " + d.info.setup;
   };
@@ -508,7 +518,7 @@ int main(int argc, char** argv) {
   };
   for (const auto& [paper, analyses] : by_paper) {
     Tally& t = tally[paper];
-    body += fmt::format("## Paper {}\n\n", paper);
+    body += fmt::format("## Paper {}\n\n@@summary {}@@", paper, paper);
     for (const auto& [name, r] : analyses) {
       body += fmt::format("### {}\n\n", name);
       body += fmt::format("seed {}, device {}, {:.1f} s, version {}\n\n", r.value("seed", 0), r.value("device", "?"),
@@ -558,6 +568,12 @@ int main(int argc, char** argv) {
         else if (dv == "inconclusive") ++t.inconclusive;
         else ++t.unclassified;
         const std::string note = dc.value("note", "");
+        {
+          std::string numbering = cell(dc.value("claim", json()));
+          if (numbering.rfind("paper " + paper + " ", 0) == 0) numbering = numbering.substr(paper.size() + 7);
+          summary[paper].push_back({name, cell(dc.value("id", json())), numbering, dv, dc.value("departure", "").empty(),
+                                    all.size() < 2 ? "" : across_runs(all, d, true).substr(std::string(" — across runs: ").size())});
+        }
         if (dv == "contradicted" || dv == "erratum")
           wrong += fmt::format("- {}: {} — **{}**{}{}\n", line_of(d), cell(dc.value("measured", json())), dv,
                                note.empty() ? "" : ". " + shortened(cell(dc["note"])), runs_line);
@@ -643,8 +659,28 @@ int main(int argc, char** argv) {
   if (all.unclassified > 0)
     md += fmt::format("{} checks come from JSON written before verdicts existed and fail without a verdict: regenerate them.\n\n",
                       all.unclassified);
-  md += "### 1. What the papers get wrong\n\nErrata, and claims contradicted at the paper's own setup.\n\n" +
-        (wrong.empty() ? std::string("Nothing at this scale.\n") : wrong) + "\n";
+  // The papers in brief (issue 48): one generated paragraph each, here and at the head of each paper's section.
+  std::string brief;
+  for (const auto& [paper, analyses] : by_paper) {
+    std::vector<std::string> names;
+    for (const auto& [name, r] : analyses) names.push_back(name);
+    const Tally& t = tally[paper];
+    const std::string paragraph = sparseact::app::paper_paragraph(paper, summary[paper], {t.own, t.observations, t.self_checks, t.self_checks_failing}, names);
+    brief += paragraph;
+    const std::string mark = fmt::format("@@summary {}@@", paper);
+    body.replace(body.find(mark), mark.size(), paragraph);
+  }
+  md += "### The papers in brief\n\n" + brief;
+  // ERRATA.md beside figures/: how many entries each paper has there, linked.
+  std::string errata_line;
+  if (std::ifstream in(root / ".." / "ERRATA.md"); in) {
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (const auto& [paper, section] : sparseact::app::errata_sections(text))
+      errata_line += fmt::format("{}paper {}: [{} entries](../ERRATA.md#{})", errata_line.empty() ? "" : "; ", paper, section.entries, section.anchor);
+  }
+  md += "### 1. What the papers get wrong\n\nErrata, and claims contradicted at the paper's own setup." +
+        (errata_line.empty() ? std::string() : " ERRATA.md lists, besides the checks below, every slip found while implementing: " + errata_line + ".") +
+        "\n\n" + (wrong.empty() ? std::string("Nothing at this scale.\n") : wrong) + "\n";
   md += "### 2. What did not reproduce in our setups\n\nEach with the way its run departs from the paper's setup.\n\n" +
         (not_reproduced.empty() ? std::string("Nothing.\n") : not_reproduced) + "\n";
   std::string holds_md;
