@@ -76,14 +76,14 @@ void check_protocol_forces_dead(Analysis& a, long ensembles) {
                .statement = "7.6e-4 % of neurons never kept is an outcome of §5.1.2's own protocol (1000 nets, N_ℓ ~ U(100, 1000), "
                             "1 − p_k ~ U(0.05, 1), k_ℓ = max(1, round(p_k N_ℓ)), g = id): under every reading of \"4-layer\", the dead "
                             "share that k = 1 layers force before any image lies below 7.65e-6 in more than α = 0.05 of the ensembles",
-               .note = fmt::format("No images: a layer keeping one unit j passes c·e_j on (eq. (6)), so the next layer's mask is the top- "
-                                   "or bottom-k set of V's column j for every input, and units in none of them are dead on any data "
-                                   "set (routing/forced_dead.hpp; counted in the next layer only, so an understatement). The measured "
-                                   "value is the largest one-sided 95% Clopper–Pearson upper bound over the readings (the reading most "
-                                   "favourable to the paper), over {} ensembles each. {}Read as a fraction (7.6e-4 = 0.076 %), the "
-                                   "figure is not excluded (data.protocol_readings' fraction_reading_below) and lies inside this "
-                                   "analysis' dead_fraction interval at §5.1.2's scale.",
-                                   ensembles, per_reading),
+               .note = fmt::format("Under every reading of \"4-layer\", at most {:.2g} % of §5.1.2's ensembles could print 7.6e-4 % "
+                                   "(the largest one-sided 95% Clopper–Pearson upper bound over the readings, {} ensembles each), on any "
+                                   "data set. No images: a layer keeping one unit j passes c·e_j on (eq. (6)), so the next layer's mask "
+                                   "is the top- or bottom-k set of V's column j for every input, and units in none of them are dead "
+                                   "(routing/forced_dead.hpp; counted in the next layer only, so an understatement). {}Read as a "
+                                   "fraction (7.6e-4 = 0.076 %), the figure is not excluded (data.protocol_readings' "
+                                   "fraction_reading_below).",
+                                   100 * most_favourable, ensembles, per_reading),
                .detail = readings,
                .erratum = "ERRATA.md 002: §5.1.2's 7.6e-4 % of dead neurons"},
            most_favourable, kAlpha);
