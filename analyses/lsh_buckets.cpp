@@ -226,7 +226,7 @@ int main(int argc, char** argv) {
                              "tested through ‖x₁ − x₂‖ ≤ ε√k / σ_min(A U): largest (bucket diameter)·σ_min(AU)/(ε√k) ≤ 1 at every grid point",
                 .note = smallest == nullptr
                             ? std::string("No bucket of any trial breaks the printed bound.")
-                            : fmt::format("Smallest counterexample: {}, a bucket whose sampled diameter is {:.3g}× the printed bound's "
+                            : fmt::format("Smallest counterexample: {}, a bucket whose diameter (sampled, or exact for k ≤ 3) is {:.3g}× the printed bound's "
                                           "ε√k/σ_min(AU) (a pair of its points has ‖A(x₁ − x₂)‖ ≥ σ_min‖x₁ − x₂‖ > ε√k). Each of the "
                                           "K = Ck hashes allows a difference below ε, so ‖A(x₁ − x₂)‖ < ε√K is what holds "
                                           "(same_bucket_distance_bound).",
