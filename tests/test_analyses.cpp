@@ -376,6 +376,55 @@ TEST_CASE("sparseact_report reads a claim from the protocol run closest to the p
   CHECK_FALSE(fs::exists(root / "REPORT.md"));
 }
 
+TEST_CASE("sparseact_report prints a claim's trend along a designed sweep, and refuses a sweep whose runs differ in more than its setting",
+          "[analysis][report]") {
+  const fs::path root = fresh_dir("report_trend");
+  const auto result = [](double estimate, double width, const std::string& extra) {
+    const json c = {{"id", "beats"}, {"kind", "claim"}, {"claim", "paper 042 Table 4"}, {"statement", "MoMLP beats the baseline"},
+                    {"predicted", "θ > 0"}, {"measured", fmt::format("θ̂ = {}", estimate)}, {"verdict", "holds"}, {"holds", true},
+                    {"tolerance", {{"estimate", estimate}, {"std_error", 0.01}, {"lower_bound", estimate - 0.02}, {"upper_bound", estimate + 0.02},
+                                   {"alpha", 0.05}, {"effect_that_counts", 0.0}, {"effect_papers", true}, {"effect_value", 1.2}}},
+                    {"note", ""}, {"departure", "experts of width w (App. D.3.1: 1000)"}, {"detail", nullptr},
+                    {"power", {{"power", 0.9}, {"effect", 1.2}, {"effect_source", "the paper's"}, {"n", 3}, {"unit", "runs"}}}};
+    return json{{"analysis", "fake"}, {"paper", "042"}, {"elapsed_s", 10.0}, {"params", {{"width", width}, {"runs", 3}, {"targets", extra}}},
+                {"checks", json::array({c})}};
+  };
+  fs::create_directories(root / "fake");
+  std::ofstream(root / "fake" / "fake.json") << result(0.3, 32, "all").dump();
+  json runs = json::object(), sweep = json::array();
+  // θ̂ = 0.1·log₂ w with residuals ±0.01 orthogonal to log₂ w (as test_app_trend): slope 0.1 per doubling, toward the paper's 1.2.
+  const std::vector<std::pair<int, double>> points{{16, 0.41}, {32, 0.49}, {64, 0.59}, {128, 0.71}};
+  for (const auto& [w, estimate] : points) {
+    const std::string folder = fmt::format("fake@w{}", w);
+    fs::create_directories(root / "at-scale" / folder);
+    std::ofstream(root / "at-scale" / folder / "fake.json") << result(estimate, w, "all").dump();
+    runs[folder] = {{"setup", fmt::format("w = {}", w)}, {"closeness", w / 16}};
+    sweep.push_back(folder);
+  }
+  std::ofstream(root / "at-scale" / "runs.json") << runs.dump();
+  std::ofstream(root / "at-scale" / "trends.json")
+      << json{{"fake", {{"param", "width"}, {"symbol", "w"}, {"paper", 1024}, {"source", "App. D.3.1"}, {"runs", sweep}}}}.dump();
+  const std::string md = report_markdown(root);
+  INFO(md);
+  CHECK(md.find("— trend in w: θ̂ 0.41 (16), 0.49 (32), 0.59 (64), 0.71 (128); per doubling of w 0.1 [") != std::string::npos);
+  CHECK(md.find(": toward the paper's effect; the paper's θ = 1.2; one run at the paper's w = 1024 would read about 1 [") != std::string::npos);
+  CHECK(md.find("(App. D.3.1: w = 1024)") != std::string::npos);
+  CHECK(md.find("Trends toward the paper's setting: `beats` per doubling of w 0.1 [") != std::string::npos);
+  // A run of the sweep that differs in another parameter: refused, nothing written.
+  std::ofstream(root / "at-scale" / "fake@w64" / "fake.json") << result(0.59, 64, "fbm").dump();
+  fs::remove(root / "REPORT.md");
+  const Run refused = run("sparseact_report " + root.string());
+  CHECK(refused.code == 1);
+  CHECK_THAT(refused.output, Catch::Contains("at-scale/trends.json › fake: at-scale/fake@w64 differs from the sweep's first run in more than width"));
+  CHECK_FALSE(fs::exists(root / "REPORT.md"));
+  // A folder the sweep names that is not there.
+  std::ofstream(root / "at-scale" / "fake@w64" / "fake.json") << result(0.59, 64, "all").dump();
+  sweep.push_back("fake@w512");
+  std::ofstream(root / "at-scale" / "trends.json")
+      << json{{"fake", {{"param", "width"}, {"symbol", "w"}, {"paper", 1024}, {"source", "App. D.3.1"}, {"runs", sweep}}}}.dump();
+  CHECK_THAT(run("sparseact_report " + root.string()).output, Catch::Contains("\"fake@w512\" is not an at-scale run of fake"));
+}
+
 TEST_CASE("sparseact_report gives the run size at which an undecided interval would decide, never one the run had", "[analysis][report]") {
   const fs::path root = fresh_dir("report_settle");
   fs::create_directories(root / "fake");

@@ -21,9 +21,23 @@ TEST_CASE("paper_paragraph: counts by setup, a section's verdicts side by side, 
   CHECK_THAT(p, Contains("Run at several setups: `comet_beats_standard_large` not reproduced at width 500; inconclusive at default run."));
   CHECK_THAT(p, Contains("2 own questions, 0 observations, 5 self-checks (1 failing)."));
   CHECK(p.substr(p.size() - 2) == "\n\n");
+  CHECK_THAT(p, !Contains("Trends toward"));
   const std::string none = paper_paragraph("004", {}, {0, 1, 0, 0}, {"parrots_length2"});
   CHECK_THAT(none, Contains("0 claims: 0 tested at the paper's own setup (none); 0 only in a run that departs from it (none)."));
   CHECK_THAT(none, Contains("1 observation,"));
+}
+
+TEST_CASE("paper_paragraph: errata in the plural, and the trends toward the paper's setting", "[app][report]") {
+  const std::vector<SummaryClaim> claims{
+      {"momlp_regression", "momlp_beats_baseline_ackley2", "§6.1, Table 4", "not reproduced", false, "",
+       "per doubling of w 0.1 [0.073, 0.13]: toward the paper's effect"},
+      {"momlp_trees", "eq21_depth_term", "Theorem 5.3", "erratum", true, ""},
+      {"momlp_trees", "step_28_29", "Theorem 4.2", "erratum", true, ""},
+  };
+  const std::string p = paper_paragraph("003", claims, {}, {"momlp_regression", "momlp_trees"});
+  CHECK_THAT(p, Contains("2 tested at the paper's own setup (2 errata)"));
+  CHECK_THAT(p, Contains(" Trends toward the paper's setting: `momlp_beats_baseline_ackley2` per doubling of w 0.1 [0.073, 0.13]: "
+                         "toward the paper's effect."));
 }
 
 TEST_CASE("errata_sections: top-level entries per paper section and GitHub's anchor", "[app][report]") {

@@ -93,6 +93,14 @@ TEST_CASE("flatness_bounds, sparsity_training, weird_activation: per-point check
       CHECK((*c)["detail"]["points"].size() == n);
       CHECK((*c)["measured"].get<std::string>().find(" of " + std::to_string(n) + " ") != std::string::npos);
     }
+    if (i == 0)  // Theorem 2's premise (a well-learned model) and the checkpoints before it, printed beside the check (issue 48)
+      for (const char* id : {"thm2_vanilla", "thm2_db_mlp"}) {
+        const auto c = std::find_if(j["checks"].begin(), j["checks"].end(), [&](const json& x) { return x["id"] == id; });
+        REQUIRE(c != j["checks"].end());
+        const std::string note = (*c)["note"];
+        CHECK(note.find("Premise: the theorem is for a well-learned model (§4.3)") != std::string::npos);
+        CHECK(note.find("bound vs tr(H) by step: step 0: ") != std::string::npos);
+      }
   }
 }
 

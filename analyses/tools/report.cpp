@@ -15,6 +15,7 @@
 #include <iterator>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,7 @@
 #include <sparseact/app/checks.hpp>
 #include <sparseact/app/lint.hpp>
 #include <sparseact/app/paper_summary.hpp>
+#include <sparseact/app/trend.hpp>
 #include <sparseact/core/result.hpp>
 #include <sparseact/core/stats.hpp>
 #include <sparseact/core/version.hpp>
@@ -297,6 +299,63 @@ std::map<std::string, RunInfo> read_runs(const fs::path& root, std::vector<std::
   return runs;
 }
 
+/// A designed sweep of one setting toward the paper's (figures/at-scale/trends.json, issue 48): the analysis, the
+/// parameter swept, its symbol, the paper's value and where the paper states it, and the at-scale folders of the
+/// sweep. The folders' parameters must agree except the swept one and the replicate counts, so a trend compares
+/// runs that differ in that setting alone.
+struct TrendAxis {
+  std::string param, symbol, source;
+  double paper = 0;
+  std::vector<std::string> runs;
+};
+
+std::map<std::string, TrendAxis> read_trends(const fs::path& root, const std::map<std::string, json>& larger,
+                                             std::vector<std::string>& offences) {
+  std::map<std::string, TrendAxis> out;
+  const fs::path file = root / "at-scale" / "trends.json";
+  if (!fs::exists(file)) return out;
+  std::ifstream in(file);
+  const json j = json::parse(in, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    offences.push_back(file.string() + ": not a JSON object");
+    return out;
+  }
+  // Bookkeeping and replicate counts: the only parameters besides the swept one that may differ along a sweep.
+  const std::vector<std::string> free = {"out", "threads", "resume", "pdf", "device", "runs", "seeds"};
+  for (const auto& [analysis, e] : j.items()) {
+    const std::string where = "at-scale/trends.json › " + analysis;
+    if (!e.is_object() || !e.value("param", json()).is_string() || !e.value("symbol", json()).is_string() ||
+        !e.value("source", json()).is_string() || !e.value("paper", json()).is_number() || !e.value("runs", json()).is_array()) {
+      offences.push_back(where + ": needs \"param\", \"symbol\", \"source\" (text), \"paper\" (a number) and \"runs\" (folders)");
+      continue;
+    }
+    TrendAxis axis{e["param"].get<std::string>(), e["symbol"].get<std::string>(), e["source"].get<std::string>(), e["paper"].get<double>(), {}};
+    json first;
+    for (const auto& f : e["runs"]) {
+      const std::string folder = f.is_string() ? f.get<std::string>() : std::string();
+      const auto it = larger.find(folder);
+      if (it == larger.end() || it->second.value("analysis", "") != analysis) {
+        offences.push_back(fmt::format("{}: \"{}\" is not an at-scale run of {}", where, folder, analysis));
+        continue;
+      }
+      json params = it->second.value("params", json::object());
+      if (!params.contains(axis.param) || !params[axis.param].is_number()) {
+        offences.push_back(fmt::format("{}: at-scale/{} has no number \"{}\" in its params", where, folder, axis.param));
+        continue;
+      }
+      for (const std::string& k : free) params.erase(k);
+      params.erase(axis.param);
+      if (first.is_null()) first = params;
+      else if (params != first)
+        offences.push_back(fmt::format("{}: at-scale/{} differs from the sweep's first run in more than {}: {} against {}", where, folder,
+                                       axis.param, params.dump(), first.dump()));
+      axis.runs.push_back(folder);
+    }
+    out[analysis] = axis;
+  }
+  return out;
+}
+
 double number_in(const json& j, const char* key, double otherwise = NAN) {
   return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].get<double>() : otherwise;
 }
@@ -406,6 +465,7 @@ int main(int argc, char** argv) {
   // The lint (issue 47, app/lint.hpp): a report that would count what is not evidence is not written.
   std::vector<std::string> offences;
   const std::map<std::string, RunInfo> runs = read_runs(root, offences);
+  const std::map<std::string, TrendAxis> trends = read_trends(root, larger, offences);
   for (const auto& [name, r] : results)
     for (auto& line : sparseact::app::lint_result(r, name)) offences.push_back(std::move(line));
   for (const auto& [folder, r] : larger) {
@@ -497,6 +557,23 @@ int main(int argc, char** argv) {
     return out;
   };
 
+  // The claim's trend along its analysis's designed sweep (trends.json), toward the paper's effect or, for a claim the
+  // paper gives no size, toward its threshold: printed beside the claim, never deciding it.
+  const auto trend_of = [&](const std::string& analysis, const json& c) -> std::optional<sparseact::app::Trend> {
+    const auto axis = trends.find(analysis);
+    if (axis == trends.end()) return std::nullopt;
+    std::vector<sparseact::app::TrendPoint> points;
+    for (const std::string& folder : axis->second.runs) {
+      const json& big = larger.at(folder);
+      for (const auto& b : big["checks"])
+        if (b.value("id", "") == c.value("id", "") && kind_of(b) == kind_of(c) && interval_of(b).statistical)
+          points.push_back({big["params"][axis->second.param].get<double>(), interval_of(b).estimate});
+    }
+    const json& t = c.value("tolerance", json());
+    const bool papers = t.is_object() && t.value("effect_papers", false) && std::isfinite(number_in(t, "effect_value"));
+    return sparseact::app::fit_trend(points, axis->second.symbol, papers ? t["effect_value"].get<double>() : 0.0, papers, axis->second.paper);
+  };
+
   struct Tally {
     int holds = 0, not_refuted = 0, contradicted = 0, not_reproduced = 0, direction_only = 0, erratum = 0, inconclusive = 0;
     int unclassified = 0, own = 0, observations = 0, self_checks = 0, self_checks_failing = 0;
@@ -556,7 +633,11 @@ int main(int argc, char** argv) {
         }
         const std::vector<Reading> all = readings_of(name, r, c);
         const Reading d = decisive(all);
-        const std::string runs_line = across_runs(all, d);
+        const auto trend = trend_of(name, d.check);
+        const std::string runs_line =
+            across_runs(all, d) + (trend ? fmt::format(" — {} ({}: {} = {:g})", sparseact::app::trend_text(*trend), trends.at(name).source,
+                                                       trend->axis, trend->x_paper)
+                                         : std::string());
         const std::string dv = verdict_of(d.check);
         const json& dc = d.check;
         if (dv == "holds") ++t.holds;
@@ -572,7 +653,8 @@ int main(int argc, char** argv) {
           std::string numbering = cell(dc.value("claim", json()));
           if (numbering.rfind("paper " + paper + " ", 0) == 0) numbering = numbering.substr(paper.size() + 7);
           summary[paper].push_back({name, cell(dc.value("id", json())), numbering, dv, dc.value("departure", "").empty(),
-                                    all.size() < 2 ? "" : across_runs(all, d, true).substr(std::string(" — across runs: ").size())});
+                                    all.size() < 2 ? "" : across_runs(all, d, true).substr(std::string(" — across runs: ").size()),
+                                    trend ? sparseact::app::trend_brief(*trend) : std::string()});
         }
         if (dv == "contradicted" || dv == "erratum")
           wrong += fmt::format("- {}: {} — **{}**{}{}\n", line_of(d), cell(dc.value("measured", json())), dv,

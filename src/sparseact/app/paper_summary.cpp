@@ -16,7 +16,7 @@ std::string counts_text(const std::vector<const SummaryClaim*>& claims) {
   std::string out;
   for (const char* v : kOrder) {
     const auto n = std::count_if(claims.begin(), claims.end(), [&](const SummaryClaim* c) { return c->verdict == v; });
-    if (n > 0) out += fmt::format("{}{} {}", out.empty() ? "" : ", ", n, v);
+    if (n > 0) out += fmt::format("{}{} {}", out.empty() ? "" : ", ", n, n > 1 && std::string(v) == "erratum" ? "errata" : v);
   }
   return out.empty() ? "none" : out;
 }
@@ -52,6 +52,10 @@ std::string paper_paragraph(const std::string& paper, const std::vector<SummaryC
   for (const SummaryClaim& c : claims)
     if (!c.across.empty()) across += fmt::format("{}`{}` {}", across.empty() ? "" : "; ", c.id, c.across);
   if (!across.empty()) out += " Run at several setups: " + across + ".";
+  std::string trends;
+  for (const SummaryClaim& c : claims)
+    if (!c.trend.empty()) trends += fmt::format("{}`{}` {}", trends.empty() ? "" : "; ", c.id, c.trend);
+  if (!trends.empty()) out += " Trends toward the paper's setting: " + trends + ".";
   const auto n = [](int count, const char* one, const char* many) { return fmt::format("{} {}", count, count == 1 ? one : many); };
   out += fmt::format(" Not counted for or against the paper: {}, {}, {} ({} failing).\n\n", n(counts.own_questions, "own question", "own questions"),
                      n(counts.observations, "observation", "observations"), n(counts.self_checks, "self-check", "self-checks"),

@@ -19,6 +19,7 @@ struct SummaryClaim {
   std::string verdict;       ///< "holds", "not refuted", "contradicted", "not reproduced", "direction only", "erratum", "inconclusive"
   bool at_setup = true;      ///< the deciding run records no departure from the paper's setup
   std::string across = {};   ///< the claim's runs at other setups on one line ("holds at w = 16, …"), empty for one run
+  std::string trend = {};    ///< its trend along a designed sweep toward the paper's setting (app::trend_brief), or empty
 };
 struct PaperCounts {
   int own_questions = 0, observations = 0, self_checks = 0, self_checks_failing = 0;
@@ -26,7 +27,8 @@ struct PaperCounts {
 
 /// "**Paper 002** (analyses): 14 claims, 5 at the paper's own setup …; then, by the paper's numbering, each
 /// verdict with its checks (so a section's halves read side by side: "§5.2.1: holds smaller_matches_standard;
-/// not reproduced comet_beats_standard_large"); the claims run at several setups; what is not counted.
+/// not reproduced comet_beats_standard_large"); the claims run at several setups; the trends toward the paper's
+/// setting; what is not counted.
 /// One paragraph, ending in a blank line.
 std::string paper_paragraph(const std::string& paper, const std::vector<SummaryClaim>& claims, const PaperCounts& counts,
                             const std::vector<std::string>& analyses);
