@@ -97,7 +97,9 @@ int main(int argc, char** argv) {
 
     // --- Checks -------------------------------------------------------------------------------------------
     Table trees{"trees", {"domain", "n", "nu", "delta", "C", "h", "leaves", "nodes", "net_size", "covering_radius", "grid_size", "grid_covering_radius", "built"}, {}};
-    std::vector<Point> counts, cover, bound, holds_net;
+    std::vector<Point> counts, cover, bound, holds_net, printed13;
+    double smallest_fail_nodes = INFINITY;
+    std::string smallest_fail;  // eq. (13) as printed: the built tree with the fewest nodes where it fails
     std::map<std::pair<int, int>, std::pair<std::vector<double>, std::vector<double>>> fit;  // (domain, n) → (1/δ, N_δ)
     for (std::size_t i = 0; i < cells.size(); ++i) {
       const Cell& c = cells[i];
@@ -121,6 +123,13 @@ int main(int argc, char** argv) {
         if (was_built) {
           const bool ok = built[5 * v + 1] == L.height && built[5 * v + 2] == L.leaves && built[5 * v + 3] == L.nodes && built[5 * v + 4] == 1;
           counts.push_back({fmt::format("{} ν = {}", where, nus[v]), ok ? 0.0 : 1.0, 0.0});
+          // eq. (13) as printed: V = (ν^{h+1} − 1)/(h − 1), against the traversal's node count (inf at h = 1).
+          const double h = built[5 * v + 1], nodes = built[5 * v + 3];
+          const double printed = (std::pow(double(nus[v]), h + 1) - 1) / (h - 1);
+          const double error = std::abs(printed - nodes) / nodes;
+          const std::string label = fmt::format("{} ν = {}, h = {:g}: printed {:.6g}, built {:.6g} nodes", where, nus[v], h, printed, nodes);
+          printed13.push_back({label, error, 1e-12});
+          if (!(error <= 1e-12) && nodes < smallest_fail_nodes) smallest_fail_nodes = nodes, smallest_fail = label;
         }
         trees.add_row({double(int(c.d)), double(c.n), double(nus[v]), c.delta, std::exp2(L.log2_C), double(L.height), L.leaves, L.nodes,
                        greedy_size, greedy_cover, grid_size, grid_cover, was_built ? 1.0 : 0.0});
@@ -134,6 +143,16 @@ int main(int argc, char** argv) {
                           "Whether eq. (14)'s height gives enough leaves for a δ-net is the claim tree_holds_net.",
                   .kind = Kind::self_check},
               Relation::at_most, counts, "built trees");
+    if (!printed13.empty())
+      for_all(a, {.id = "eq13_as_printed", .claim = "Lemma 5.1 (iii), eq. (13)",
+                  .statement = "eq. (13) as printed: the complete ν-ary tree of height h has V = (ν^{h+1} − 1)/(h − 1) nodes (relative error "
+                               "against the nodes our traversal of the built tree counts ≤ 1e-12)",
+                  .note = smallest_fail.empty()
+                              ? std::string("No counterexample among the built trees.")
+                              : fmt::format("Smallest counterexample among the built trees: {} (the geometric sum is (ν^{{h+1}} − 1)/(ν − 1), "
+                                            "tree_counts; the printed denominator h − 1 agrees only where h = ν).", smallest_fail),
+                  .erratum = "ERRATA.md 003: Lemma 5.1(iii), eq. (13)"},
+              Relation::at_most, printed13, "built trees");
     if (!holds_net.empty())
       for_all(a, {.id = "tree_holds_net", .claim = "Lemma 5.1 (i), (ii), eq. (14)",
                   .statement = "eq. (14)'s height h = ⌈log_ν C · (1 + log₂(diam K/δ))⌉, C = 2^{n+1}, gives ν^h leaves, enough to hold a δ-net of K: "

@@ -634,3 +634,26 @@ TEST_CASE("sparseact_report --bench prints one row per speed check with the rati
   CHECK(fs::exists(root / "BENCH.md"));
   CHECK(run("sparseact_report --bench").code == 2);
 }
+
+TEST_CASE("momlp_trees tests eq. (13) as printed against the built trees: an erratum with its smallest counterexample (issue 48)",
+          "[analysis][momlp_trees]") {
+  const fs::path out = fresh_dir("momlp_trees_eq13");
+  const Run r = run("momlp_trees --scale quick --n 1,2 --nu 2,3 --probes 200 --out " + out.string());
+  INFO(r.output);
+  REQUIRE((r.code == 0 || r.code == 3));
+  const json j = read_json(out / "momlp_trees.json");
+  const auto c = std::find_if(j["checks"].begin(), j["checks"].end(), [](const json& x) { return x["id"] == "eq13_as_printed"; });
+  REQUIRE(c != j["checks"].end());
+  CHECK((*c)["kind"] == "claim");
+  CHECK((*c)["verdict"] == "erratum");
+  const std::string note = (*c)["note"];
+  CHECK(note.find("Smallest counterexample among the built trees: ") != std::string::npos);
+  // Every point: printed (ν^{h+1} − 1)/(h − 1) against the built count, which is the geometric sum (ν^{h+1} − 1)/(ν − 1); they
+  // agree exactly where h = ν, and the check passes only there.
+  for (const json& p : (*c)["detail"]["points"]) {
+    const std::string label = p["point"];
+    const auto nu = std::stoi(label.substr(label.find("ν = ") + std::string("ν = ").size()));
+    const auto h = std::stoi(label.substr(label.find("h = ") + 4));
+    CHECK(p["holds"].get<bool>() == (h == nu));
+  }
+}

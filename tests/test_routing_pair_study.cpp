@@ -257,6 +257,9 @@ TEST_CASE("Eq. (11) with x_{ℓ−1} is exact, the printed a_{ℓ−1} is not; e
     CHECK(st[i].relative_error / st[i + 1].relative_error == Approx(10).epsilon(0.2));
   }
   CHECK(st.back().relative_error < 1e-2);
+  // Without the minus sign (eq. (9) as printed) the step moves the other way: ‖Δ/α − Kg‖ = ‖(Δ/α + Kg) − 2Kg‖, so the printed
+  // error lies within the descent form's error of 2 (triangle inequality both ways).
+  for (const Eq9Step& s : st) CHECK(std::abs(s.printed_error - 2) <= s.relative_error + 1e-12);
 }
 
 TEST_CASE("Batched COMET nets equal single dense forwards: masks identical, activations to 1e-12", "[routing][comet_batch]") {

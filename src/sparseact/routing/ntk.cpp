@@ -63,7 +63,9 @@ std::vector<Eq9Step> eq9_steps(const nn::PlainMlp& net, const Eigen::VectorXd& t
   for (double alpha : alphas) {
     const nn::PlainForward after = nn::plain_forward(net, theta - alpha * grad, train_test, masks);
     const Eigen::VectorXd delta = (after.a.back().col(1) - fwd.a.back().col(1)) / alpha;
-    Eq9Step s{alpha, predicted.norm() > 0 ? (delta - predicted).norm() / predicted.norm() : std::nan(""), false};
+    const double scale = predicted.norm();
+    Eq9Step s{alpha, scale > 0 ? (delta - predicted).norm() / scale : std::nan(""), false,
+              scale > 0 ? (delta + predicted).norm() / scale : std::nan("")};  // printed: +K g, i.e. delta − (−predicted)
     if (net.f == nn::PlainActivation::relu)
       for (std::size_t l = 0; l + 1 < fwd.a.size(); ++l) {
         const Eigen::ArrayXXd flipped = ((fwd.a[l].array() > 0) != (after.a[l].array() > 0)).cast<double>();

@@ -30,9 +30,12 @@ Eq11Errors eq11_errors(const nn::PlainMlp& net, const Eigen::VectorXd& theta, co
 /// (the minus sign of a descent step; ERRATA 002). Masks fixed (column 0: train, 1: test). Eq. (9) is a
 /// limit: it holds to O(α) only while no kept ReLU unit changes sign in the step (a kink adds an error of
 /// order one), so each step says whether one did. The error is NaN when K(x_test, x_train) g = 0.
+/// printed_error is the same against eq. (9) as printed, without the minus sign: ‖Δa_L^test/α − K g‖ / ‖K g‖,
+/// which tends to 2 (ERRATA 002).
 struct Eq9Step {
   double alpha = 0, relative_error = 0;
   bool kink = false;
+  double printed_error = 0;
 };
 std::vector<Eq9Step> eq9_steps(const nn::PlainMlp& net, const Eigen::VectorXd& theta, const Eigen::MatrixXd& train_test,
                                const std::vector<Eigen::MatrixXd>& masks, const Eigen::VectorXd& y, const std::vector<double>& alphas);
