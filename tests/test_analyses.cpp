@@ -425,6 +425,29 @@ TEST_CASE("sparseact_report prints a claim's trend along a designed sweep, and r
   CHECK_THAT(run("sparseact_report " + root.string()).output, Catch::Contains("\"fake@w512\" is not an at-scale run of fake"));
 }
 
+TEST_CASE("sparseact_report does not read an at-scale result built from an uncommitted tree, and says how to regenerate it",
+          "[analysis][report]") {
+  const fs::path root = fresh_dir("report_dirty");
+  const auto result = [](const std::string& verdict, const std::string& version) {
+    const json c = {{"id", "beats"}, {"kind", "claim"}, {"claim", "paper 042 Table 4"}, {"statement", "MoMLP beats the baseline"},
+                    {"predicted", "θ > 0"}, {"measured", "θ̂"}, {"verdict", verdict}, {"holds", verdict == "holds"},
+                    {"tolerance", json::object()}, {"note", ""}, {"detail", nullptr}};
+    return json{{"analysis", "fake"}, {"paper", "042"}, {"elapsed_s", 10.0}, {"version", version},
+                {"params", {{"width", 64}, {"targets", "fbm,ackley2"}, {"pdf", false}, {"resume", true}, {"out", "x"}}}, {"checks", json::array({c})}};
+  };
+  for (const char* f : {"fake", "at-scale/fake@w64"}) fs::create_directories(root / f);
+  std::ofstream(root / "fake" / "fake.json") << result("inconclusive", "").dump();
+  std::ofstream(root / "at-scale" / "fake@w64" / "fake.json") << result("holds", "0.1.0-abc1234-dirty").dump();
+  std::ofstream(root / "at-scale" / "runs.json") << json{{"fake@w64", {{"setup", "w = 64"}, {"closeness", 1}}}}.dump();
+  const std::string md = report_markdown(root);
+  INFO(md);
+  CHECK(md.find("| 042 | 0 | 0 | 0 | 0 | 0 | 0 | 1 | 0 | 0 | 0 (0) |") != std::string::npos);  // the default run decides
+  CHECK(md.find("### At-scale results not read") != std::string::npos);
+  CHECK(md.find("- `at-scale/fake@w64` (sparseact 0.1.0-abc1234-dirty): `build/bin/fake --targets fbm,ackley2 --width 64 "
+                "--out figures/at-scale/fake@w64 --resume`") != std::string::npos);
+  CHECK(md.find("across runs") == std::string::npos);
+}
+
 TEST_CASE("sparseact_report gives the run size at which an undecided interval would decide, never one the run had", "[analysis][report]") {
   const fs::path root = fresh_dir("report_settle");
   fs::create_directories(root / "fake");

@@ -192,14 +192,28 @@ std::string size_of(const json& check) {
   return fmt::format("{} {}", cell(p["n"]), cell(p.value("unit", json())));
 }
 
+/// The command line that reruns a result: its analysis with every parameter it recorded (booleans as bare flags when
+/// true), into its own folder, with --resume.
+std::string command_of(const std::string& folder, const json& r) {
+  std::string cmd = "build/bin/" + r.value("analysis", folder);
+  const json params = r.value("params", json::object());
+  for (const auto& [key, value] : params.items()) {
+    if (key == "out" || key == "resume" || key == "threads" || value.is_null() || (value.is_string() && value.get<std::string>().empty())) continue;
+    if (value.is_boolean()) {
+      if (value.get<bool>()) cmd += " --" + key;
+      continue;
+    }
+    cmd += " --" + key + " " + (value.is_string() ? value.get<std::string>() : value.dump());
+  }
+  return cmd + " --out figures/at-scale/" + folder + " --resume";
+}
+
 /// "At larger scale": every claim of FIGURES/at-scale/<name>/<name>.json beside the default run's
 /// verdict of the same check (matched by id): the larger run's flags, size, wall time, power and
 /// verdict, and what the paper states.
-std::string at_scale_section(const fs::path& root, const std::map<std::string, json>& defaults) {
-  const fs::path dir = root / "at-scale";
-  if (!fs::is_directory(dir)) return {};
+std::string at_scale_section(const std::map<std::string, json>& larger, const std::map<std::string, json>& defaults) {
   std::string rows;
-  for (const auto& [name, r] : read_results(dir, true)) {
+  for (const auto& [name, r] : larger) {
     const auto d = defaults.find(r.value("analysis", name));
     for (const auto& c : r["checks"]) {
       if (kind_of(c) != "claim") continue;
@@ -461,13 +475,25 @@ int main(int argc, char** argv) {
   const std::map<std::string, json> results = read_results(root);
   std::map<std::string, json> larger;  // at-scale runs, by folder (<name> or <name>@<variant>)
   if (fs::is_directory(root / "at-scale")) larger = read_results(root / "at-scale", true);
+  // Results come from a build of a committed tree (docs/DESIGN.md). An at-scale run built from an uncommitted one is not
+  // read (it took hours; it is listed with the command that regenerates it); a default run is refused outright by a
+  // report built from a committed tree (a development build may read its own results).
+  const auto dirty = [](const json& r) { return r.value("version", std::string()).find("-dirty") != std::string::npos; };
+  std::map<std::string, json> unread;
+  for (auto it = larger.begin(); it != larger.end();)
+    if (dirty(it->second)) unread.insert(*it), it = larger.erase(it);
+    else ++it;
 
   // The lint (issue 47, app/lint.hpp): a report that would count what is not evidence is not written.
   std::vector<std::string> offences;
   const std::map<std::string, RunInfo> runs = read_runs(root, offences);
   const std::map<std::string, TrendAxis> trends = read_trends(root, larger, offences);
-  for (const auto& [name, r] : results)
+  for (const auto& [name, r] : results) {
     for (auto& line : sparseact::app::lint_result(r, name)) offences.push_back(std::move(line));
+    if (dirty(r) && std::string(sparseact::version()).find("-dirty") == std::string::npos)
+      offences.push_back(fmt::format("{}: written by sparseact {}, a build of an uncommitted tree: regenerate it from a committed one", name,
+                                     r.value("version", "?")));
+  }
   for (const auto& [folder, r] : larger) {
     for (auto& line : sparseact::app::lint_result(r, "at-scale/" + folder)) offences.push_back(std::move(line));
     if (!runs.count(folder))
@@ -480,7 +506,14 @@ int main(int argc, char** argv) {
                  offences.size());
     return 1;
   }
-  const std::string at_scale = at_scale_section(root, results);
+  std::string at_scale = at_scale_section(larger, results);
+  if (!unread.empty()) {
+    at_scale += "### At-scale results not read\n\nBuilt from an uncommitted tree, so not evidence until regenerated from a committed "
+                "one (the same command with `--resume` reuses nothing from them: a checkpoint belongs to the build that wrote it).\n\n";
+    for (const auto& [folder, r] : unread)
+      at_scale += fmt::format("- `at-scale/{}` (sparseact {}): `{}`\n", folder, r.value("version", "?"), command_of(folder, r));
+    at_scale += "\n";
+  }
   std::map<std::string, json> prices;  // at-scale/pricing/<name>/price.json: the job that would decide
   if (fs::is_directory(root / "at-scale" / "pricing"))
     for (const auto& entry : fs::directory_iterator(root / "at-scale" / "pricing")) {
