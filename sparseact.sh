@@ -12,6 +12,10 @@
 #          the [cuda] tests, compute-sanitizer memcheck, and every analysis with a GPU path on --device cpu
 #          and cuda, and prints one table of agreement and wall times (tools/gpu/check.sh, results under
 #          $SPARSEACT_GPU_OUT, default build/gpu-check/). Without a GPU: one line, exit 0
+#   gpu --quick  the first run on a card in about ten minutes (tools/gpu/quick.sh): the device probe, the COMET
+#          [cuda] tests one case per process with blocking launches, memcheck/racecheck/synccheck on them alone,
+#          the trainer under both k-WTA kernels, spectra and LSH, the quick analyses on cpu/cuda/+select, one
+#          full-size comet_utilization under selection, and the forward's time split; one table
 #   gpu-pack [ARCHIVE]  builds here, then packs the build, the libraries it needs and Fashion-MNIST into
 #          ARCHIVE (default build/sparseact-gpu.tar.gz) for a GPU machine without Debian's -dev packages
 # Environment: SPARSEACT_BUILD (build folder, default build/), SPARSEACT_JOBS (default: all cores),
@@ -24,8 +28,16 @@ case "$mode" in
   fuzz)
     fuzz_seconds=${2:-600}
     case "$fuzz_seconds" in ''|*[!0-9]*) echo "usage: $0 fuzz [SECONDS]" >&2; exit 2 ;; esac ;;
-  *) echo "usage: $0 main|test|bench|fuzz [SECONDS]|sanitize|gpu|gpu-pack [ARCHIVE]" >&2; exit 2 ;;
+  *) echo "usage: $0 main|test|bench|fuzz [SECONDS]|sanitize|gpu [--quick]|gpu-pack [ARCHIVE]" >&2; exit 2 ;;
 esac
+gpu_check=check.sh
+if [ "$mode" = gpu ]; then
+  case "${2:-}" in
+    "") ;;
+    --quick) gpu_check=quick.sh ;;
+    *) echo "usage: $0 gpu [--quick]" >&2; exit 2 ;;
+  esac
+fi
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 build=${SPARSEACT_BUILD:-$root/build}
@@ -43,7 +55,7 @@ if [ "$mode" = gpu ]; then
   if [ -e "$build/.gpu-pack" ]; then
     # A build carried here by gpu-pack: its libraries beside it, CUDA's from the machine.
     export LD_LIBRARY_PATH=$build/gpu-deps:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-    exec bash "$root/tools/gpu/check.sh" "$build" "$gpu_out"
+    exec bash "$root/tools/gpu/$gpu_check" "$build" "$gpu_out"
   fi
 fi
 
@@ -116,7 +128,7 @@ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release
 cmake --build "$build" -j "$jobs"
 
 case "$mode" in
-  gpu)   exec bash "$root/tools/gpu/check.sh" "$build" "$gpu_out" ;;
+  gpu)   exec bash "$root/tools/gpu/$gpu_check" "$build" "$gpu_out" ;;
   gpu-pack) exec bash "$root/tools/gpu/pack.sh" "$root" "$build" "${2:-$build/sparseact-gpu.tar.gz}" ;;
   main)
     # Results under figures/ must come from a build of a committed tree (their `version` says -dirty otherwise).

@@ -8,8 +8,11 @@
 # and prints one table. Each step has a time limit; everything lands under OUT.
 # usage: tools/gpu/check.sh BUILD OUT        exit: 0 all agree, 1 something failed or disagreed
 # SPARSEACT_GPU_QUICK=1 runs the analyses at seconds-long sizes (with SPARSEACT_CUDA_STANDIN, the script's
-# own test on a machine without a GPU: tests/CMakeLists.txt).
+# own test on a machine without a GPU: tests/CMakeLists.txt). SPARSEACT_GPU_STAGES picks the stages (default
+# all: "tests memcheck analyses select bench"); `sparseact.sh gpu --quick` (tools/gpu/quick.sh) uses it.
 set -u
+stages=${SPARSEACT_GPU_STAGES:-tests memcheck analyses select bench}
+stage() { case " $stages " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 build=$1; out=$2
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 mkdir -p "$out"
@@ -30,16 +33,21 @@ if ! command -v gnuplot >/dev/null && [ -z "${SPARSEACT_GNUPLOT:-}" ]; then
 fi
 
 # 1. The [cuda] tests. Catch2 v2's closing line: "All tests passed (…)" or "test cases: N | P passed | F failed".
-t0=$(date +%s.%N)
-timeout 600 "$tests" "[cuda]~[mpi]" > "$out/cuda_tests.txt" 2>&1; test_rc=$?
-t1=$(date +%s.%N)
-test_line=$(grep -E "All tests passed|test cases:" "$out/cuda_tests.txt" | tail -1)
-[ $test_rc -eq 0 ] || rc=1
-test_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", b-a}')
+test_line="skipped (SPARSEACT_GPU_STAGES)"; test_s=0
+if stage tests; then
+  t0=$(date +%s.%N)
+  timeout 600 "$tests" "[cuda]~[mpi]" > "$out/cuda_tests.txt" 2>&1; test_rc=$?
+  t1=$(date +%s.%N)
+  test_line=$(grep -E "All tests passed|test cases:" "$out/cuda_tests.txt" | tail -1)
+  [ $test_rc -eq 0 ] || rc=1
+  test_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", b-a}')
+fi
 
 # 2. memcheck.
 sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null || true)
-if [ -n "$sanitizer" ]; then
+if ! stage memcheck; then
+  memcheck="skipped (SPARSEACT_GPU_STAGES)"
+elif [ -n "$sanitizer" ]; then
   timeout 900 "$sanitizer" --tool memcheck --leak-check full --error-exitcode 9 "$tests" "[cuda]~[mpi]" > "$out/memcheck.txt" 2>&1; mc_rc=$?
   memcheck=$(grep -E "ERROR SUMMARY" "$out/memcheck.txt" | tail -1)
   [ -n "$memcheck" ] || memcheck="no summary (exit $mc_rc)"
@@ -72,6 +80,7 @@ if [ "${SPARSEACT_GPU_QUICK:-0}" = 1 ]; then  # seconds-long runs: the script's 
   )
 fi
 : > "$out/compare.jsonl"
+stage analyses || analyses=()
 for line in "${analyses[@]}"; do
   read -r -a args <<< "$line"
   name=${args[0]}; flags=("${args[@]:1}")
@@ -91,6 +100,7 @@ done
 
 # The selection k-WTA kernel (SPARSEACT_KWTA_KERNEL=select, cuda/comet_forward.hpp) on the COMET analyses,
 # against the same CPU runs: its rows read "<name>+select".
+stage select || analyses=()
 for line in "${analyses[@]}"; do
   read -r -a args <<< "$line"
   name=${args[0]}; flags=("${args[@]:1}")
@@ -143,7 +153,7 @@ PY
 
 # 4. The GPU training benchmark against PyTorch on the same card (issue 41), on a real GPU only: the python that
 # runs it must have a CUDA build of torch (SPARSEACT_GPU_PYTHON, else python3 on the PATH).
-if [ "${SPARSEACT_CUDA_STANDIN:-}" = "" ] && [ -x "$bin/bench/gpu_train_vs_torch" ] && [ "${SPARSEACT_GPU_QUICK:-0}" != 1 ]; then
+if stage bench && [ "${SPARSEACT_CUDA_STANDIN:-}" = "" ] && [ -x "$bin/bench/gpu_train_vs_torch" ] && [ "${SPARSEACT_GPU_QUICK:-0}" != 1 ]; then
   say ""
   say "bench/gpu_train_vs_torch (Hutchinson ≥ 2× torch, a COMET epoch ≥ 1×):"
   timeout 900 "$bin/bench/gpu_train_vs_torch" --python "${SPARSEACT_GPU_PYTHON:-$(command -v python3)}" --out "$out/gpu_train_vs_torch" \

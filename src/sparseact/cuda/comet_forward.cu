@@ -27,13 +27,13 @@ void batched_gemm(const Blas& blas, const double* P, long long strideP, const do
 
 }  // namespace
 
+KwtaLimits kwta_limits() { return kwta_prepare(); }
+
 CometGpuOutput comet_forward(const CometGpuNets& nets, const Eigen::MatrixXd& X0) {
   const std::size_t L = nets.widths.size() - 1;
   const int B = nets.nets, M = static_cast<int>(X0.cols());
   const bool backbone = !nets.W.empty();
-  if (nets.widths.size() < 3 || B < 1 || nets.V.size() != L - 1 || nets.k.size() != L - 1 || (backbone && nets.W.size() != L) ||
-      (!nets.b.empty() && nets.b.size() != L) || X0.rows() != nets.widths[0])
-    throw std::invalid_argument("cuda::comet_forward: shapes disagree");
+  check_comet_nets(nets, X0, kwta_prepare());  // before anything is uploaded
   CometGpuOutput out(B, static_cast<int>(L - 1), backbone);
   if (M == 0) {  // every matrix N_ℓ × 0, as the CPU path returns
     for (int n = 0; n < B; ++n) {
@@ -60,7 +60,6 @@ CometGpuOutput comet_forward(const CometGpuNets& nets, const Eigen::MatrixXd& X0
     Buffer V(nets.V[l - 1].size()), C(layer), mask(layer);
     auto z = std::make_unique<Buffer>(layer), x = std::make_unique<Buffer>(backbone ? layer : 0);
     Buffer W(backbone ? nets.W[l - 1].size() : 0), A(backbone ? layer : 0), bias(nets.b.empty() || !backbone ? 0 : nets.b[l - 1].size());
-    if (nets.V[l - 1].size() != std::size_t(B) * N * Np) throw std::invalid_argument("cuda::comet_forward: a V block has the wrong size");
     V.upload(nets.V[l - 1].data());
     batched_gemm(blas, V.p, static_cast<long long>(N) * Np, z_prev, stride_prev, C.p, N, Np, M, B);  // (4)
     if (backbone) {
@@ -69,7 +68,7 @@ CometGpuOutput comet_forward(const CometGpuNets& nets, const Eigen::MatrixXd& X0
       batched_gemm(blas, W.p, static_cast<long long>(N) * Np, x_prev, stride_prev, A.p, N, Np, M, B);  // (7)
     }
     kwta_launch(nets.kwta_kernel == KwtaKernel::select, C.p, backbone ? A.p : nullptr, bias.n ? bias.p : nullptr, N, M, B, nets.k[l - 1],
-                nets.tie_rule, nets.activation, mask.p, z->p, backbone ? x->p : nullptr, nan_found, "cuda::comet_forward");  // (5), (6), (8)
+                nets.tie_rule, nets.activation, false, mask.p, z->p, backbone ? x->p : nullptr, nan_found, "cuda::comet_forward");  // (5), (6), (8)
     for (int n = 0; n < B; ++n) {
       Eigen::MatrixXd& m = out.mask(n, static_cast<int>(l));
       m.resize(N, M);
@@ -92,7 +91,7 @@ CometGpuOutput comet_forward(const CometGpuNets& nets, const Eigen::MatrixXd& X0
       bias.upload(nets.b[L - 1].data());
       const long long total = static_cast<long long>(B) * N * M;
       add_bias<<<static_cast<unsigned>((total + 255) / 256), 256>>>(A.p, bias.p, N, M, total);
-      check(cudaGetLastError(), "add_bias launch");
+      launched("add_bias launch");
     }
     for (int n = 0; n < B; ++n) {
       Eigen::MatrixXd& a = out.output(n);

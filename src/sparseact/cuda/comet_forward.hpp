@@ -71,7 +71,9 @@ struct CometGpuOutput {
 };
 
 /// Every net on the columns of X0 (N_0 × M). Throws std::runtime_error when CUDA is absent or a call fails,
-/// std::invalid_argument on shapes that disagree.
+/// std::invalid_argument on shapes that disagree, k < 1, an unknown tie rule, a hidden width wider than the
+/// k-WTA kernel takes (cuda/kwta_limits.hpp) or a NaN in a routing vector — the module and its stand-in alike.
 CometGpuOutput comet_forward(const CometGpuNets& nets, const Eigen::MatrixXd& X0);
+
 
 }  // namespace sparseact::cuda

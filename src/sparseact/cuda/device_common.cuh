@@ -3,6 +3,8 @@
 // kernel and the two k-WTA kernels (counting and selection) that decide C_k per column exactly as
 // routing/kwta does. Each .cu file that includes this gets its own copies (internal linkage).
 #include <cstddef>
+#include <map>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 
@@ -10,6 +12,7 @@
 #include <cuda_runtime.h>
 
 #include <sparseact/cuda/check.cuh>
+#include <sparseact/cuda/kwta_limits.hpp>
 #include <sparseact/cuda/kwta_select.hpp>
 
 namespace sparseact::cuda {
@@ -61,15 +64,25 @@ __device__ double activate(int f, double a) { return f == 0 ? (a > 0 ? a : 0.0) 
 
 // One block per (net, input) column of C (N × M per net, nets after each other): C_k by counting, with the
 // comparisons of eq. (3) — strict: |{j : c_j ≥ c_i}| ≤ k; inclusive: |{j : c_j > c_i}| < k; exact: that
-// count plus the equal values of lower index < k. The column sits in shared memory when it fits.
+// count plus the equal values of lower index < k. The column sits in shared memory. A NaN sets *nan_found and
+// the column is left unwritten (routing/kwta refuses a NaN; so does every implementation, issue 51). A loser
+// is written as 0 (times its value when `times_zero`: m ∘ c as nn::plain_forward computes it, so ±inf gives
+// NaN there too; the COMET forward's sparse twin never touches a loser, so it gets a plain 0).
 __global__ void kwta_apply(const double* C, const double* A, const double* bias, int N, long long M, int k, int rule, int f,
-                           double* mask, double* z, double* x) {
+                           bool times_zero, double* mask, double* z, double* x, int* nan_found) {
   extern __shared__ double col[];
   const long long column = blockIdx.x;  // net · M + input
   const long long net = column / M;
   const double* c = C + column * N;
-  for (int i = threadIdx.x; i < N; i += blockDim.x) col[i] = c[i];
-  __syncthreads();
+  int has_nan = 0;
+  for (int i = threadIdx.x; i < N; i += blockDim.x) {
+    col[i] = c[i];
+    has_nan |= col[i] != col[i];
+  }
+  if (__syncthreads_or(has_nan)) {
+    if (threadIdx.x == 0) atomicExch(nan_found, 1);
+    return;
+  }
   for (int i = threadIdx.x; i < N; i += blockDim.x) {
     const double v = col[i];
     int ge = 0, gt = 0, eq_before = 0;
@@ -82,8 +95,11 @@ __global__ void kwta_apply(const double* C, const double* A, const double* bias,
     const bool win = rule == 0 ? ge <= k : rule == 1 ? gt < k : gt + eq_before < k;
     const long long at = column * N + i;
     mask[at] = win ? 1.0 : 0.0;
-    z[at] = win ? v : 0.0;
-    if (A) x[at] = win ? activate(f, A[at] + (bias ? bias[net * N + i] : 0.0)) : 0.0;
+    z[at] = win ? v : times_zero ? 0.0 * v : 0.0;
+    if (A) {
+      const double h = activate(f, A[at] + (bias ? bias[net * N + i] : 0.0));
+      x[at] = win ? h : times_zero ? 0.0 * h : 0.0;
+    }
   }
 }
 
@@ -94,23 +110,23 @@ __global__ void kwta_apply(const double* C, const double* A, const double* bias,
 // is the rule). O(N) per column against the counting kernel's O(N²). A NaN sets *nan_found (routing/kwta
 // refuses a NaN too).
 __global__ void kwta_select_apply(const double* C, const double* A, const double* bias, int N, long long M, int k, int rule, int f,
-                                  double* mask, double* z, double* x, int* nan_found) {
+                                  bool times_zero, double* mask, double* z, double* x, int* nan_found) {
   extern __shared__ unsigned long long keys[];
   __shared__ unsigned hist[256];
   __shared__ unsigned long long prefix_s, fixed_s;
-  __shared__ int rank_s, above_s, at_s, nan_s;
+  __shared__ int rank_s, above_s, at_s;
   const long long column = blockIdx.x;  // net · M + input
   const long long net = column / M;
   const double* c = C + column * N;
-  if (threadIdx.x == 0) prefix_s = 0, fixed_s = 0, rank_s = k, above_s = 0, at_s = 0, nan_s = 0;
-  __syncthreads();
+  if (threadIdx.x == 0) prefix_s = 0, fixed_s = 0, rank_s = k, above_s = 0, at_s = 0;
+  int has_nan = 0;
   for (int i = threadIdx.x; i < N; i += blockDim.x) {
     const double v = c[i];
-    if (v != v) nan_s = 1;
+    has_nan |= v != v;
     keys[i] = kwta_select::key(v);
   }
-  __syncthreads();
-  if (nan_s) {
+  // One barrier that also tells every thread whether the column holds a NaN (no shared flag, so racecheck is quiet).
+  if (__syncthreads_or(has_nan)) {
     if (threadIdx.x == 0) atomicExch(nan_found, 1);
     return;
   }
@@ -144,8 +160,11 @@ __global__ void kwta_select_apply(const double* C, const double* A, const double
   const auto write = [&](int i, bool win) {
     const long long where = column * N + i;
     mask[where] = win ? 1.0 : 0.0;
-    z[where] = win ? c[i] : 0.0;
-    if (A) x[where] = win ? activate(f, A[where] + (bias ? bias[net * N + i] : 0.0)) : 0.0;
+    z[where] = win ? c[i] : times_zero ? 0.0 * c[i] : 0.0;
+    if (A) {
+      const double h = activate(f, A[where] + (bias ? bias[net * N + i] : 0.0));
+      x[where] = win ? h : times_zero ? 0.0 * h : 0.0;
+    }
   };
   for (int i = threadIdx.x; i < N; i += blockDim.x) {
     if (all) write(i, true);
@@ -157,29 +176,51 @@ __global__ void kwta_select_apply(const double* C, const double* A, const double
       if (keys[i] == t_key) write(i, kwta_select::wins(rule, k, t, t, above, at, tied++));
 }
 
+/// Once per device, for this translation unit's copies of the two kernels: raise each one's dynamic shared-memory
+/// cap to the device's opt-in maximum less the kernel's static size, and return the widest column each then takes
+/// (cuda/kwta_limits.hpp). The cap is never lowered again, so launches of different widths from many threads
+/// cannot race on it (issue 51, fix 1: the cap was once set to each call's own 8·N before its launch).
+KwtaLimits kwta_prepare() {
+  static std::mutex mutex;
+  static std::map<int, KwtaLimits> prepared;  // device → its limits
+  int device = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (const auto it = prepared.find(device); it != prepared.end()) return it->second;
+  int optin = 0;
+  check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), "shared memory per block (opt-in)");
+  cudaFuncAttributes count{}, select{};
+  check(cudaFuncGetAttributes(&count, kwta_apply), "kwta_apply attributes");
+  check(cudaFuncGetAttributes(&select, kwta_select_apply), "kwta_select_apply attributes");
+  const KwtaLimits limits = kwta_limits_for(std::size_t(optin), count.sharedSizeBytes, select.sharedSizeBytes);
+  check(cudaFuncSetAttribute(kwta_apply, cudaFuncAttributeMaxDynamicSharedMemorySize, 8 * limits.count_widest), "kwta_apply shared memory");
+  check(cudaFuncSetAttribute(kwta_select_apply, cudaFuncAttributeMaxDynamicSharedMemorySize, 8 * limits.select_widest),
+        "kwta_select_apply shared memory");
+  return prepared[device] = limits;
+}
+
 /// C_k on every column of C (N × M per net, `nets` nets after each other) by the chosen kernel: writes m,
-/// z = m ∘ c and, when A is given, x = m ∘ f(A + bias). Throws std::invalid_argument on a NaN (selection)
-/// or a width whose column does not fit shared memory.
+/// z = m ∘ c and, when A is given, x = m ∘ f(A + bias) (losers as kwta_apply says). Throws std::invalid_argument
+/// on a NaN, k < 1, an unknown tie rule or a column wider than the kernel takes (the callers check the last
+/// three before uploading anything; this is the last line).
 void kwta_launch(bool select, const double* C, const double* A, const double* bias, int N, long long M, int nets, int k, int rule, int f,
-                 double* mask, double* z, double* x, IntFlag& nan_found, const char* who) {
-  const int widest = select ? 24576 : 6144;  // a column in shared memory: 48 KB, or 192 KB opted in
-  if (N > widest)
-    throw std::invalid_argument(std::string(who) + ": hidden widths above " + std::to_string(widest) + " do not fit the k-WTA kernel's shared memory");
+                 bool times_zero, double* mask, double* z, double* x, IntFlag& nan_found, const char* who) {
+  check_kwta(kwta_prepare(), select ? KwtaKernel::select : KwtaKernel::count, N, k, rule, who);
+  const long long columns = static_cast<long long>(nets) * M;
+  if (columns > 2147483647LL) throw std::invalid_argument(std::string(who) + ": more than 2³¹ − 1 columns in one launch");
   const int threads = N < 256 ? ((N + 31) / 32) * 32 : 256;
-  const unsigned blocks = static_cast<unsigned>(static_cast<long long>(nets) * M);
+  const unsigned blocks = static_cast<unsigned>(columns);
+  check(cudaMemset(nan_found.p, 0, sizeof(int)), "cudaMemset");
   if (select) {
-    const int shared = static_cast<int>(sizeof(unsigned long long) * N);
-    check(cudaFuncSetAttribute(kwta_select_apply, cudaFuncAttributeMaxDynamicSharedMemorySize, shared), "kwta_select_apply shared memory");
-    check(cudaMemset(nan_found.p, 0, sizeof(int)), "cudaMemset");
-    kwta_select_apply<<<blocks, threads, shared>>>(C, A, bias, N, M, k, rule, f, mask, z, x, nan_found.p);
-    check(cudaGetLastError(), "kwta_select_apply launch");
-    int nan = 0;
-    check(cudaMemcpy(&nan, nan_found.p, sizeof(int), cudaMemcpyDeviceToHost), "copy to host");
-    if (nan) throw std::invalid_argument(std::string(who) + ": a routing vector holds a NaN");
+    kwta_select_apply<<<blocks, threads, sizeof(unsigned long long) * N>>>(C, A, bias, N, M, k, rule, f, times_zero, mask, z, x, nan_found.p);
+    launched("kwta_select_apply launch");
   } else {
-    kwta_apply<<<blocks, threads, sizeof(double) * N>>>(C, A, bias, N, M, k, rule, f, mask, z, x);
-    check(cudaGetLastError(), "kwta_apply launch");
+    kwta_apply<<<blocks, threads, sizeof(double) * N>>>(C, A, bias, N, M, k, rule, f, times_zero, mask, z, x, nan_found.p);
+    launched("kwta_apply launch");
   }
+  int nan = 0;
+  check(cudaMemcpy(&nan, nan_found.p, sizeof(int), cudaMemcpyDeviceToHost), "copy to host");
+  if (nan) throw std::invalid_argument(std::string(who) + ": a routing vector holds a NaN");
 }
 
 __global__ void add_bias(double* A, const double* bias, int N, long long M, long long total) {

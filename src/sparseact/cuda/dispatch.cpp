@@ -6,6 +6,7 @@
 #include <sparseact/core/device.hpp>
 #include <sparseact/cuda/comet_forward.hpp>
 #include <sparseact/cuda/gram_eigen.hpp>
+#include <sparseact/cuda/kwta_limits.hpp>
 #include <sparseact/cuda/lsh_hash.hpp>
 #include <sparseact/cuda/module_api.hpp>
 #include <sparseact/cuda/plain_train.hpp>
@@ -114,6 +115,8 @@ Eigen::Matrix<std::uint64_t, Eigen::Dynamic, Eigen::Dynamic> lsh_sign_codes(cons
 }
 
 CometGpuOutput comet_forward(const CometGpuNets& nets, const Eigen::MatrixXd& X0) { return kernels().comet_forward(nets, X0); }
+
+KwtaLimits kwta_limits() { return kernels().kwta_limits(); }
 
 PlainTrainer::PlainTrainer(const PlainTrainSpec& spec, const Eigen::VectorXd& theta0, const Eigen::MatrixXd& X, const std::vector<int>& labels,
                            const Eigen::MatrixXd& Y)

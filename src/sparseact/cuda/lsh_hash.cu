@@ -90,7 +90,7 @@ Eigen::Matrix<std::int32_t, Eigen::Dynamic, Eigen::Dynamic> lsh_euclidean_codes(
   const int threads = 256;
   euclidean_floor<<<static_cast<unsigned>((total + threads - 1) / threads), threads>>>(ws.P, ws.off, eps, D, total,
                                                                                          static_cast<int*>(ws.codes), ws.overflow);
-  check(cudaGetLastError(), "euclidean_floor launch");
+  launched("euclidean_floor launch");
   int overflow = 0;
   check(cudaMemcpy(&overflow, ws.overflow, sizeof(int), cudaMemcpyDeviceToHost), "copy overflow");
   if (overflow) throw std::range_error("lsh::hash: a Euclidean LSH code ⌊(aᵀx + b)/ε⌋ lies outside int32 (ε too small for the data)");
@@ -110,7 +110,7 @@ Eigen::Matrix<std::uint64_t, Eigen::Dynamic, Eigen::Dynamic> lsh_sign_codes(cons
   const int threads = 256;
   sign_pack<<<static_cast<unsigned>((total + threads - 1) / threads), threads>>>(ws.P, ws.off, tables, bits, N,
                                                                                    static_cast<unsigned long long*>(ws.codes));
-  check(cudaGetLastError(), "sign_pack launch");
+  launched("sign_pack launch");
   check(cudaMemcpy(out.data(), ws.codes, sizeof(unsigned long long) * static_cast<size_t>(total), cudaMemcpyDeviceToHost),
         "copy words");
   return out;

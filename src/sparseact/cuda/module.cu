@@ -3,6 +3,7 @@
 // its own definitions, never to libsparseact's dispatchers of the same names.
 #include <sparseact/cuda/comet_forward.hpp>
 #include <sparseact/cuda/gram_eigen.hpp>
+#include <sparseact/cuda/kwta_limits.hpp>
 #include <sparseact/cuda/lsh_hash.hpp>
 #include <sparseact/cuda/module_api.hpp>
 #include <sparseact/cuda/runtime.hpp>
@@ -18,6 +19,6 @@ extern "C" const sparseact::cuda::ModuleApi* sparseact_cuda_module_api() {
                                 &c::lsh_euclidean_codes, &c::lsh_sign_codes,   &c::comet_forward,
                                 &c::plain_open,       &c::plain_close,         &c::plain_step,
                                 &c::plain_hvp,        &c::plain_hutchinson,    &c::plain_logits,
-                                &c::plain_theta};
+                                &c::plain_theta,      &c::kwta_limits};
   return &api;
 }

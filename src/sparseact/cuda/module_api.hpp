@@ -11,6 +11,7 @@
 #include <Eigen/Core>
 
 #include <sparseact/cuda/comet_forward.hpp>
+#include <sparseact/cuda/kwta_limits.hpp>
 #include <sparseact/cuda/plain_train.hpp>
 
 namespace sparseact::cuda {
@@ -36,6 +37,7 @@ struct ModuleApi {
   Eigen::VectorXd (*plain_hutchinson)(PlainSession*, const std::vector<Eigen::Index>&, int, std::uint64_t);
   Eigen::MatrixXd (*plain_logits)(PlainSession*, const Eigen::MatrixXd&);
   Eigen::VectorXd (*plain_theta)(const PlainSession*);
+  KwtaLimits (*kwta_limits)();  ///< cuda/kwta_limits.hpp: the widest layer each k-WTA kernel takes on this thread's device
 };
 
 /// The CPU stand-in's table (cuda/standin.hpp), in libsparseact itself.

@@ -212,7 +212,7 @@ struct PlainSession {
   void add_row_bias(double* A, const double* bias, int rows, long long cols) const {
     const long long total = rows * cols;
     add_bias<<<blocks_for(total), kThreads>>>(A, bias, rows, cols, total);  // one net: bias index = row
-    check(cudaGetLastError(), "add_bias launch");
+    launched("add_bias launch");
   }
 
   /// The forward pass on the `cols` columns in x[0]: a_ℓ, m_ℓ, x_ℓ for ℓ < L and the logits a_L.
@@ -225,26 +225,26 @@ struct PlainSession {
       const long long n = static_cast<long long>(N(l)) * cols;
       if (prelu()) {  // no masks (check_session)
         prelu_all<<<blocks_for(n), kThreads>>>(a[l].p, theta.p + gamma[l], spec.shared_gamma, N(l), n, x[l].p, m[l].p);
-        check(cudaGetLastError(), "prelu_all launch");
+        launched("prelu_all launch");
         continue;
       }
       switch (spec.masks) {
         case PlainMasks::none:
           activate_all<<<blocks_for(n), kThreads>>>(a[l].p, n, f, x[l].p, m[l].p);
-          check(cudaGetLastError(), "activate_all launch");
+          launched("activate_all launch");
           break;
         case PlainMasks::router:  // (4)–(6): c_ℓ = V_ℓ z_{ℓ−1}, z_0 = x_0
           gemm(false, false, N(l), int(cols), N(l - 1), V[l - 1].p, N(l), l == 1 ? x[0].p : z[l - 1].p, N(l - 1), 0.0, c[l].p);
-          kwta_launch(spec.kwta_kernel == KwtaKernel::select, c[l].p, a[l].p, nullptr, N(l), cols, 1, spec.k[l - 1], spec.tie_rule, f, m[l].p, z[l].p, x[l].p, nan_found,
+          kwta_launch(spec.kwta_kernel == KwtaKernel::select, c[l].p, a[l].p, nullptr, N(l), cols, 1, spec.k[l - 1], spec.tie_rule, f, true, m[l].p, z[l].p, x[l].p, nan_found,
                       "cuda::PlainTrainer");
           break;
         case PlainMasks::layerwise:  // c_ℓ = V_ℓ x_{ℓ−1}
           gemm(false, false, N(l), int(cols), N(l - 1), V[l - 1].p, N(l), x[l - 1].p, N(l - 1), 0.0, c[l].p);
-          kwta_launch(spec.kwta_kernel == KwtaKernel::select, c[l].p, a[l].p, nullptr, N(l), cols, 1, spec.k[l - 1], spec.tie_rule, f, m[l].p, z[l].p, x[l].p, nan_found,
+          kwta_launch(spec.kwta_kernel == KwtaKernel::select, c[l].p, a[l].p, nullptr, N(l), cols, 1, spec.k[l - 1], spec.tie_rule, f, true, m[l].p, z[l].p, x[l].p, nan_found,
                       "cuda::PlainTrainer");
           break;
         case PlainMasks::topk:  // C_k on a_ℓ itself
-          kwta_launch(spec.kwta_kernel == KwtaKernel::select, a[l].p, a[l].p, nullptr, N(l), cols, 1, spec.k[l - 1], spec.tie_rule, f, m[l].p, z[l].p, x[l].p, nan_found,
+          kwta_launch(spec.kwta_kernel == KwtaKernel::select, a[l].p, a[l].p, nullptr, N(l), cols, 1, spec.k[l - 1], spec.tie_rule, f, true, m[l].p, z[l].p, x[l].p, nan_found,
                       "cuda::PlainTrainer");
           break;
       }
@@ -263,7 +263,7 @@ struct PlainSession {
     gather_columns<<<blocks_for(static_cast<long long>(N(0)) * cols), kThreads>>>(X.p, index.p, N(0), cols, x[0].p);
     if (spec.loss == PlainLoss::mse) gather_columns<<<blocks_for(static_cast<long long>(N(L)) * cols), kThreads>>>(Y.p, index.p, N(L), cols, batch_y.p);
     else gather_labels<<<blocks_for(cols), kThreads>>>(labels.p, index.p, cols, batch_labels.p);
-    check(cudaGetLastError(), "gather launch");
+    launched("gather launch");
     return cols;
   }
 
@@ -272,7 +272,7 @@ struct PlainSession {
     const bool mse = spec.loss == PlainLoss::mse;
     if (mse) squared_error<<<blocks_for(cols), kThreads>>>(a[L].p, batch_y.p, N(L), cols, loss.p, delta.p);
     else cross_entropy<<<blocks_for(cols), kThreads>>>(a[L].p, batch_labels.p, N(L), cols, loss.p, delta.p, pi.p);
-    check(cudaGetLastError(), "loss launch");
+    launched("loss launch");
     std::vector<double> host(static_cast<std::size_t>(cols));
     loss.download(host.data(), host.size());
     double sum = 0;
@@ -311,12 +311,12 @@ struct PlainSession {
         prelu_backward<<<blocks_for(N(l - 1)), kThreads>>>(back.p, a[l - 1].p, theta.p + gamma[l - 1], spec.shared_gamma, N(l - 1), cols,
                                                         spec.shared_gamma ? gamma_parts.p : dgamma);
         if (spec.shared_gamma) sum_rows<<<1, 1>>>(gamma_parts.p, N(l - 1), dgamma);
-        check(cudaGetLastError(), "prelu_backward launch");
+        launched("prelu_backward launch");
         std::swap(delta, back);
         continue;
       }
       gate_backward<<<blocks_for(n), kThreads>>>(back.p, R ? Rback.p : nullptr, a[l - 1].p, Ra[l - 1].p, m[l - 1].p, n, f);
-      check(cudaGetLastError(), "gate_backward launch");
+      launched("gate_backward launch");
       std::swap(delta, back);
       if (R) std::swap(Rdelta, Rback);
     }
@@ -332,7 +332,7 @@ struct PlainSession {
       if (l == L) break;
       const long long n = static_cast<long long>(N(l)) * cols;
       gate_forward_r<<<blocks_for(n), kThreads>>>(a[l].p, m[l].p, Ra[l].p, n, f, Rx[l].p);
-      check(cudaGetLastError(), "gate_forward_r launch");
+      launched("gate_forward_r launch");
     }
     loss_and_G(cols);  // δ_L = G and π again: backward consumed them
     if (spec.loss == PlainLoss::mse) {
@@ -341,14 +341,14 @@ struct PlainSession {
     } else {
       cross_entropy_r<<<blocks_for(cols), kThreads>>>(pi.p, Ra[L].p, N(L), cols, Rdelta.p);
     }
-    check(cudaGetLastError(), "loss R launch");
+    launched("loss R launch");
     backward(cols, true);
   }
 };
 
 PlainSession* plain_open(const PlainTrainSpec& spec, const Eigen::VectorXd& theta0, const Eigen::MatrixXd& X, const std::vector<int>& labels,
                          const Eigen::MatrixXd& Y) {
-  check_session(spec, X, labels, Y);
+  check_session(spec, X, labels, Y, kwta_prepare());
   const std::size_t L = spec.widths.size() - 1;
   auto s = std::make_unique<PlainSession>();
   s->spec = spec, s->L = L, s->examples = X.cols();
@@ -409,7 +409,7 @@ double plain_step(PlainSession* s, const std::vector<Eigen::Index>& idx, PlainUp
     const double b1 = s->spec.adam_beta1, b2 = s->spec.adam_beta2;
     adam_update<<<blocks_for(n), kThreads>>>(s->theta.p, s->grad.p, s->adam_m.p, s->adam_v.p, n, b1, b2, lr / (1 - std::pow(b1, double(t))),
                                              std::sqrt(1 - std::pow(b2, double(t))), s->spec.adam_eps);
-    check(cudaGetLastError(), "adam_update launch");
+    launched("adam_update launch");
   }
   return L;
 }
@@ -435,7 +435,7 @@ Eigen::VectorXd plain_hutchinson(PlainSession* s, const std::vector<Eigen::Index
   const long long n = static_cast<long long>(s->theta.n);
   for (int p = 0; p < probes; ++p) {
     fill_rademacher<<<blocks_for(n), kThreads>>>(s->v.p, n, seed, static_cast<unsigned long long>(p));
-    check(cudaGetLastError(), "fill_rademacher launch");
+    launched("fill_rademacher launch");
     s->hessian_vector(cols);
     check(cublasDdot(s->blas.h, int(n), s->v.p, 1, s->hv.p, 1, &out(p)), "cublasDdot");
   }

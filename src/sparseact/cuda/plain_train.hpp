@@ -38,6 +38,7 @@
 #include <Eigen/Core>
 
 #include <sparseact/cuda/comet_forward.hpp>
+#include <sparseact/cuda/kwta_limits.hpp>
 
 namespace sparseact::cuda {
 
@@ -77,8 +78,10 @@ inline double rademacher(std::uint64_t seed, std::uint64_t probe, std::uint64_t 
 
 /// Throws std::invalid_argument unless the spec and the training data fit together: widths ≥ 1, k (and, routed, V)
 /// for every hidden layer, PReLU without masks and with biases, labels in [0, N_L) for cross-entropy or targets
-/// N_L × M for MSE. The module and its stand-in both call it, so they refuse the same input.
-inline void check_session(const PlainTrainSpec& spec, const Eigen::MatrixXd& X, const std::vector<int>& labels, const Eigen::MatrixXd& Y) {
+/// N_L × M for MSE; with masks, each hidden layer's k ≥ 1, tie rule and width against the device's k-WTA limits
+/// (cuda/kwta_limits.hpp). The module and its stand-in both call it, before any upload, so they refuse the same input.
+inline void check_session(const PlainTrainSpec& spec, const Eigen::MatrixXd& X, const std::vector<int>& labels, const Eigen::MatrixXd& Y,
+                          const KwtaLimits& limits) {
   const auto bad = [](const char* why) { throw std::invalid_argument(std::string("cuda::PlainTrainer: ") + why); };
   if (spec.widths.size() < 2) bad("need an input width and at least one layer");
   for (int w : spec.widths)
@@ -89,6 +92,8 @@ inline void check_session(const PlainTrainSpec& spec, const Eigen::MatrixXd& X, 
     bad("masks need k (and, routed, V) for every hidden layer");
   for (std::size_t l = 1; routed && l < L; ++l)
     if (spec.V[l - 1].size() != std::size_t(spec.widths[l]) * std::size_t(spec.widths[l - 1])) bad("a router matrix has the wrong size");
+  for (std::size_t l = 1; spec.masks != PlainMasks::none && l < L; ++l)
+    check_kwta(limits, spec.kwta_kernel, spec.widths[l], spec.k[l - 1], spec.tie_rule, "cuda::PlainTrainer");
   if (spec.activation < 0 || spec.activation > kPrelu) bad("unknown activation");
   if (spec.activation == kPrelu && (spec.masks != PlainMasks::none || !spec.biases)) bad("a PReLU net has biases and no masks");
   if (X.rows() != spec.widths[0] || X.cols() == 0) bad("the training inputs have the wrong dimension, or none");

@@ -92,16 +92,13 @@ CometGpuOutput comet_forward(const CometGpuNets& nets, const Eigen::MatrixXd& X0
   const int B = nets.nets;
   const Eigen::Index M = X0.cols();
   const bool backbone = !nets.W.empty();
-  if (nets.widths.size() < 3 || B < 1 || nets.V.size() != L - 1 || nets.k.size() != L - 1 || (backbone && nets.W.size() != L) ||
-      (!nets.b.empty() && nets.b.size() != L) || X0.rows() != nets.widths[0])
-    throw std::invalid_argument("cuda::comet_forward: shapes disagree");
+  check_comet_nets(nets, X0, kStandinKwtaLimits);  // an H100's k-WTA limits (cuda/kwta_limits.hpp), as the module checks its device's
   CometGpuOutput out(B, int(L - 1), backbone);
   for (int net = 0; net < B; ++net) {
     Eigen::MatrixXd z = X0, x = X0;
     for (std::size_t l = 1; l < L; ++l) {
       const int N = nets.widths[l], Np = nets.widths[l - 1], k = nets.k[l - 1];
       const std::size_t block = std::size_t(N) * std::size_t(Np);
-      if (nets.V[l - 1].size() != std::size_t(B) * block) throw std::invalid_argument("cuda::comet_forward: a V block has the wrong size");
       const Eigen::MatrixXd C = Eigen::Map<const Eigen::MatrixXd>(nets.V[l - 1].data() + net * block, N, Np) * z;  // (4)
       Eigen::MatrixXd A;
       if (backbone) A = Eigen::Map<const Eigen::MatrixXd>(nets.W[l - 1].data() + net * block, N, Np) * x;  // (7)
@@ -120,6 +117,8 @@ CometGpuOutput comet_forward(const CometGpuNets& nets, const Eigen::MatrixXd& X0
             if (selected(i) != 0) keep(i, j);
           continue;
         }
+        for (int i = 0; i < N; ++i)  // the counting kernel refuses a NaN as selection does (and a sort could not order one)
+          if (std::isnan(C(i, j))) throw std::invalid_argument("cuda::comet_forward: a routing vector holds a NaN");
         std::iota(order.begin(), order.end(), 0);  // (5) as the counting kernel decides it
         std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return C(a, j) > C(b, j); });
         for (int r = 0; r < N; ++r) {
@@ -148,6 +147,8 @@ CometGpuOutput comet_forward(const CometGpuNets& nets, const Eigen::MatrixXd& X0
   return out;
 }
 
+KwtaLimits kwta_limits() { return kStandinKwtaLimits; }
+
 #include "plain_entries.inc"  // defined in cuda/standin_plain.cpp
 
 }  // namespace on_cpu
@@ -164,7 +165,7 @@ const ModuleApi* standin_module() {
   static const ModuleApi api{&on_cpu::device_count, &on_cpu::device_name,    &on_cpu::select_device,  &on_cpu::bind_thread,
                              &on_cpu::selected_device, &on_cpu::gram_eigenvalues, &on_cpu::lsh_euclidean_codes, &on_cpu::lsh_sign_codes,
                              &on_cpu::comet_forward, &on_cpu::plain_open, &on_cpu::plain_close, &on_cpu::plain_step, &on_cpu::plain_hvp,
-                             &on_cpu::plain_hutchinson, &on_cpu::plain_logits, &on_cpu::plain_theta};
+                             &on_cpu::plain_hutchinson, &on_cpu::plain_logits, &on_cpu::plain_theta, &on_cpu::kwta_limits};
   return &api;
 }
 

@@ -187,7 +187,7 @@ const PlainState* state(const PlainSession* s) { return reinterpret_cast<const P
 
 PlainSession* plain_open(const PlainTrainSpec& spec, const Eigen::VectorXd& theta0, const Eigen::MatrixXd& X, const std::vector<int>& labels,
                          const Eigen::MatrixXd& Y) {
-  check_session(spec, X, labels, Y);
+  check_session(spec, X, labels, Y, kStandinKwtaLimits);  // an H100's k-WTA limits (cuda/kwta_limits.hpp)
   const std::size_t L = spec.widths.size() - 1;
   auto s = std::make_unique<PlainState>();
   s->spec = spec, s->L = L, s->X = X, s->labels = labels, s->Y = Y;
