@@ -16,6 +16,7 @@
 #include <sparseact/cuda/plain_train.hpp>
 #include <sparseact/cuda/runtime.hpp>
 #include <sparseact/cuda/standin.hpp>
+#include <sparseact/routing/comet_batch.hpp>
 #include <sparseact/routing/kwta.hpp>
 
 using namespace sparseact;
@@ -193,4 +194,68 @@ TEST_CASE("The card under launches of different widths from several threads (sel
     return;
   }
   concurrent_widths(200);
+}
+
+namespace {
+
+/// A plan run many times (several p_k, two input sets, a refused run between) against one-shot calls; a run that
+/// wants only the masks leaves x and the output empty.
+void plan_matches_one_shot() {
+  using namespace sparseact::routing;
+  std::vector<CometNet> owned;
+  for (int b = 0; b < 3; ++b) owned.push_back(make_comet_net({.widths = {12, 40, 30, 5}}, 7, std::uint64_t(b)));
+  std::vector<const CometNet*> nets;
+  for (const CometNet& n : owned) nets.push_back(&n);
+  CometGpuBatch batch(nets);
+  for (std::uint64_t seed : {1, 2})
+    for (double p_k : {0.1, 0.5, 1.0}) {
+      CAPTURE(seed, p_k);
+      const Eigen::MatrixXd X = inputs(12, 9, seed);
+      const auto planned = batch.forward(X, p_k);
+      const auto one_shot = comet_forward_batch(nets, X, p_k, 0, Device::cuda);
+      REQUIRE(planned.size() == one_shot.size());
+      for (std::size_t b = 0; b < planned.size(); ++b) {
+        CHECK(planned[b].output == one_shot[b].output);
+        for (std::size_t l = 0; l < planned[b].hidden.size(); ++l) {
+          CHECK(planned[b].hidden[l].mask() == one_shot[b].hidden[l].mask());
+          CHECK(planned[b].hidden[l].dense() == one_shot[b].hidden[l].dense());
+        }
+      }
+      CHECK_THROWS_AS(batch.forward(inputs(11, 2, seed), p_k), std::invalid_argument);  // refused; the plan stays usable
+    }
+  // Masks only: the router's plan brings back m_ℓ and nothing else, equal to the one-shot masks.
+  CometGpuMasks masks(owned[0].router);
+  const Eigen::MatrixXd X = inputs(12, 9, 3);
+  const auto m = masks.masks(X, 0.3);
+  const auto once = comet_masks_gpu(owned[0].router, X, 0.3);
+  REQUIRE(m.size() == once.size());
+  for (std::size_t l = 0; l < m.size(); ++l) CHECK(m[l] == once[l]);
+  cuda::CometGpuNets g{.widths = {12, 40, 30, 5}, .nets = 1, .k = {40, 30}};
+  for (std::size_t l = 1; l < 4; ++l) {
+    const std::size_t size = std::size_t(g.widths[l]) * g.widths[l - 1];
+    if (l < 3) g.V.emplace_back(size, 0.5);
+    g.W.emplace_back(size, 0.25);
+  }
+  cuda::CometGpuPlan plan(g);
+  const cuda::CometGpuOutput o = plan.run(X, {4, 3}, {.masks = true, .x = false, .output = false});
+  CHECK(o.mask(0, 1).rows() == 40);
+  CHECK(o.x(0, 1).size() == 0);
+  CHECK(o.output(0).size() == 0);
+  CHECK_THROWS_WITH(plan.run(X, {0, 3}), Catch::Contains("k ≥ 1"));
+  CHECK(plan.run(X, {4, 3}).output(0).rows() == 5);
+}
+
+}  // namespace
+
+TEST_CASE("A COMET plan on the stand-in: weights once, many runs, the same results as one-shot calls", "[standin][comet_plan]") {
+  const StandinOn on;
+  plan_matches_one_shot();
+}
+
+TEST_CASE("A COMET plan on the card: weights once, many runs, the same results as one-shot calls", "[cuda][routing][comet_plan]") {
+  if (!cuda_device_present()) {
+    WARN("no CUDA GPU visible: the resident plan is not tested on a card here");
+    return;
+  }
+  plan_matches_one_shot();
 }

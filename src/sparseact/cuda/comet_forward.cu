@@ -29,77 +29,110 @@ void batched_gemm(const Blas& blas, const double* P, long long strideP, const do
 
 KwtaLimits kwta_limits() { return kwta_prepare(); }
 
-CometGpuOutput comet_forward(const CometGpuNets& nets, const Eigen::MatrixXd& X0) {
+/// A plan's state on the card (cuda/comet_forward.hpp's CometGpuPlan): the nets' weights, uploaded once; a cuBLAS
+/// handle; scratch that grows to the widest run and is reused: C, A and the mask for the layer in hand, and two
+/// (z, x) pairs used in turn, since layer ℓ reads layer ℓ − 1's.
+struct CometPlanSession {
+  CometGpuNets nets;  // widths, counts and codes; the weights live on the card
+  bool backbone = false, biases = false;
+  Blas blas;
+  IntFlag nan_found;
+  std::vector<Buffer> V, W, b;
+  Buffer x0, C, A, mask, out;
+  Buffer z[2], x[2];
+};
+
+namespace {
+void grow(Buffer& buffer, std::size_t count) {
+  if (buffer.n < count) buffer = Buffer(count);
+}
+}  // namespace
+
+CometPlanSession* comet_plan_open(const CometGpuNets& nets) {
+  check_comet_nets(nets, Eigen::MatrixXd(nets.widths.empty() ? 0 : nets.widths[0], 0), kwta_prepare());  // before any upload
+  auto s = std::make_unique<CometPlanSession>();
+  s->backbone = !nets.W.empty(), s->biases = s->backbone && !nets.b.empty();
+  for (const auto& v : nets.V) s->V.emplace_back(v.size()), s->V.back().upload(v.data());
+  for (const auto& w : nets.W) s->W.emplace_back(w.size()), s->W.back().upload(w.data());
+  if (s->biases)
+    for (const auto& b : nets.b) s->b.emplace_back(b.size()), s->b.back().upload(b.data());
+  s->nets = CometGpuNets{.widths = nets.widths, .nets = nets.nets, .k = nets.k, .tie_rule = nets.tie_rule, .activation = nets.activation,
+                         .kwta_kernel = nets.kwta_kernel};
+  return s.release();
+}
+
+void comet_plan_close(CometPlanSession* s) noexcept { delete s; }
+
+CometGpuOutput comet_plan_run(CometPlanSession* s, const Eigen::MatrixXd& X0, const std::vector<int>& k, CometWant want) {
+  const CometGpuNets& nets = s->nets;
   const std::size_t L = nets.widths.size() - 1;
   const int B = nets.nets, M = static_cast<int>(X0.cols());
-  const bool backbone = !nets.W.empty();
-  check_comet_nets(nets, X0, kwta_prepare());  // before anything is uploaded
+  if (X0.rows() != nets.widths[0] || k.size() != L - 1) throw std::invalid_argument("cuda::comet_forward: shapes disagree");
+  const KwtaLimits limits = kwta_prepare();
+  for (std::size_t l = 1; l < L; ++l) check_kwta(limits, nets.kwta_kernel, nets.widths[l], k[l - 1], nets.tie_rule, "cuda::comet_forward");
+  const bool backbone = s->backbone;
   CometGpuOutput out(B, static_cast<int>(L - 1), backbone);
-  if (M == 0) {  // every matrix N_ℓ × 0, as the CPU path returns
+  const auto shape = [&](Eigen::MatrixXd& m, int rows, bool wanted) { m.resize(wanted ? rows : 0, wanted ? M : 0); };
+  if (M == 0) {  // every wanted matrix N_ℓ × 0, as the CPU path returns
     for (int n = 0; n < B; ++n) {
       for (std::size_t l = 1; l < L; ++l) {
-        out.mask(n, int(l)).resize(nets.widths[l], 0);
-        if (backbone) out.x(n, int(l)).resize(nets.widths[l], 0);
+        shape(out.mask(n, int(l)), nets.widths[l], want.masks);
+        if (backbone) shape(out.x(n, int(l)), nets.widths[l], want.x);
       }
-      if (backbone) out.output(n).resize(nets.widths[L], 0);
+      if (backbone) shape(out.output(n), nets.widths[L], want.output);
     }
     return out;
   }
-  Blas blas;
-  IntFlag nan_found;
-  Buffer x0(X0.size());
-  x0.upload(X0.data());
-    // Z and X of the previous layer (per net; layer 0: the shared inputs, stride 0).
-  const double* z_prev = x0.p;
-  const double* x_prev = x0.p;
+  grow(s->x0, X0.size());
+  s->x0.upload(X0.data(), X0.size());
+  // Z and X of the previous layer (per net; layer 0: the shared inputs, stride 0).
+  const double* z_prev = s->x0.p;
+  const double* x_prev = s->x0.p;
   long long stride_prev = 0;
-  std::unique_ptr<Buffer> z_keep, x_keep;  // the previous layer's z and x, alive until the next layer is computed
   for (std::size_t l = 1; l < L; ++l) {
     const int N = nets.widths[l], Np = nets.widths[l - 1];
     const std::size_t layer = std::size_t(B) * N * M;
-    Buffer V(nets.V[l - 1].size()), C(layer), mask(layer);
-    auto z = std::make_unique<Buffer>(layer), x = std::make_unique<Buffer>(backbone ? layer : 0);
-    Buffer W(backbone ? nets.W[l - 1].size() : 0), A(backbone ? layer : 0), bias(nets.b.empty() || !backbone ? 0 : nets.b[l - 1].size());
-    V.upload(nets.V[l - 1].data());
-    batched_gemm(blas, V.p, static_cast<long long>(N) * Np, z_prev, stride_prev, C.p, N, Np, M, B);  // (4)
-    if (backbone) {
-      W.upload(nets.W[l - 1].data());
-      if (bias.n) bias.upload(nets.b[l - 1].data());
-      batched_gemm(blas, W.p, static_cast<long long>(N) * Np, x_prev, stride_prev, A.p, N, Np, M, B);  // (7)
-    }
-    kwta_launch(nets.kwta_kernel == KwtaKernel::select, C.p, backbone ? A.p : nullptr, bias.n ? bias.p : nullptr, N, M, B, nets.k[l - 1],
-                nets.tie_rule, nets.activation, false, mask.p, z->p, backbone ? x->p : nullptr, nan_found, "cuda::comet_forward");  // (5), (6), (8)
+    Buffer &z = s->z[l % 2], &x = s->x[l % 2];
+    grow(s->C, layer), grow(s->mask, layer), grow(z, layer);
+    if (backbone) grow(s->A, layer), grow(x, layer);
+    batched_gemm(s->blas, s->V[l - 1].p, static_cast<long long>(N) * Np, z_prev, stride_prev, s->C.p, N, Np, M, B);  // (4)
+    if (backbone) batched_gemm(s->blas, s->W[l - 1].p, static_cast<long long>(N) * Np, x_prev, stride_prev, s->A.p, N, Np, M, B);  // (7)
+    kwta_launch(nets.kwta_kernel == KwtaKernel::select, s->C.p, backbone ? s->A.p : nullptr, s->biases ? s->b[l - 1].p : nullptr, N, M, B,
+                k[l - 1], nets.tie_rule, nets.activation, false, s->mask.p, z.p, backbone ? x.p : nullptr, s->nan_found,
+                "cuda::comet_forward");  // (5), (6), (8)
     for (int n = 0; n < B; ++n) {
       Eigen::MatrixXd& m = out.mask(n, static_cast<int>(l));
-      m.resize(N, M);
-      mask.download(m.data(), std::size_t(N) * M, std::size_t(n) * N * M);
+      shape(m, N, want.masks);
+      if (want.masks) s->mask.download(m.data(), std::size_t(N) * M, std::size_t(n) * N * M);
       if (backbone) {
         Eigen::MatrixXd& xv = out.x(n, static_cast<int>(l));
-        xv.resize(N, M);
-        x->download(xv.data(), std::size_t(N) * M, std::size_t(n) * N * M);
+        shape(xv, N, want.x);
+        if (want.x) x.download(xv.data(), std::size_t(N) * M, std::size_t(n) * N * M);
       }
     }
-    z_prev = z->p, x_prev = x->p, stride_prev = static_cast<long long>(N) * M;
-    z_keep = std::move(z), x_keep = std::move(x);
+    z_prev = z.p, x_prev = backbone ? x.p : nullptr, stride_prev = static_cast<long long>(N) * M;
   }
   if (backbone) {  // the unmasked output layer
     const int N = nets.widths[L], Np = nets.widths[L - 1];
-    Buffer W(nets.W[L - 1].size()), A(std::size_t(B) * N * M), bias(nets.b.empty() ? 0 : nets.b[L - 1].size());
-    W.upload(nets.W[L - 1].data());
-    batched_gemm(blas, W.p, static_cast<long long>(N) * Np, x_prev, stride_prev, A.p, N, Np, M, B);
-    if (bias.n) {
-      bias.upload(nets.b[L - 1].data());
-      const long long total = static_cast<long long>(B) * N * M;
-      add_bias<<<static_cast<unsigned>((total + 255) / 256), 256>>>(A.p, bias.p, N, M, total);
-      launched("add_bias launch");
-    }
-    for (int n = 0; n < B; ++n) {
-      Eigen::MatrixXd& a = out.output(n);
-      a.resize(N, M);
-      A.download(a.data(), std::size_t(N) * M, std::size_t(n) * N * M);
+    const std::size_t total = std::size_t(B) * N * M;
+    for (int n = 0; n < B; ++n) shape(out.output(n), N, want.output);
+    if (want.output) {
+      grow(s->out, total);
+      batched_gemm(s->blas, s->W[L - 1].p, static_cast<long long>(N) * Np, x_prev, stride_prev, s->out.p, N, Np, M, B);
+      if (s->biases) {
+        add_bias<<<static_cast<unsigned>((total + 255) / 256), 256>>>(s->out.p, s->b[L - 1].p, N, M, static_cast<long long>(total));
+        launched("add_bias launch");
+      }
+      for (int n = 0; n < B; ++n) s->out.download(out.output(n).data(), std::size_t(N) * M, std::size_t(n) * N * M);
     }
   }
   return out;
+}
+
+CometGpuOutput comet_forward(const CometGpuNets& nets, const Eigen::MatrixXd& X0) {
+  check_comet_nets(nets, X0, kwta_prepare());  // before anything is uploaded
+  const std::unique_ptr<CometPlanSession, void (*)(CometPlanSession*) noexcept> plan(comet_plan_open(nets), &comet_plan_close);
+  return comet_plan_run(plan.get(), X0, nets.k, CometWant{});
 }
 
 }  // namespace sparseact::cuda

@@ -70,7 +70,39 @@ struct CometGpuOutput {
   std::vector<Eigen::MatrixXd> masks_, x_, output_;
 };
 
-/// Every net on the columns of X0 (N_0 × M). Throws std::runtime_error when CUDA is absent or a call fails,
+/// What one run of a plan brings back from the card: only what the caller reads crosses the bus.
+struct CometWant {
+  bool masks = true;   ///< m_ℓ of every hidden layer
+  bool x = true;       ///< x_ℓ of every hidden layer (with a backbone)
+  bool output = true;  ///< a_L (with a backbone)
+};
+
+struct CometPlanSession;  // the module's or the stand-in's state (opaque)
+struct ModuleApi;
+
+/// Several nets kept on the card for many forward passes (issue 51, finding 3): their V, W and b are uploaded once,
+/// and the plan owns its cuBLAS handle and its buffers, which grow to the widest run and are reused. Each run gives
+/// its inputs and its k per hidden layer (so one plan serves every p_k), and downloads only what it wants.
+/// Not thread-safe: one plan per thread. Throws as comet_forward does.
+class CometGpuPlan {
+ public:
+  /// Checks the nets (check_comet_nets, with their k) and uploads their weights.
+  explicit CometGpuPlan(const CometGpuNets& nets);
+  ~CometGpuPlan();
+  CometGpuPlan(CometGpuPlan&&) noexcept;
+  CometGpuPlan& operator=(CometGpuPlan&&) noexcept;
+  CometGpuPlan(const CometGpuPlan&) = delete;
+  CometGpuPlan& operator=(const CometGpuPlan&) = delete;
+  /// Every net on the columns of X0 (N_0 × M) with k[ℓ − 1] kept units in hidden layer ℓ. What `want` leaves out
+  /// stays empty (0 × 0) in the output.
+  CometGpuOutput run(const Eigen::MatrixXd& X0, const std::vector<int>& k, CometWant want = {});
+
+ private:
+  const ModuleApi* api_ = nullptr;
+  CometPlanSession* session_ = nullptr;
+};
+
+/// Every net on the columns of X0 (N_0 × M): CometGpuPlan(nets).run(X0, nets.k). Throws std::runtime_error when CUDA is absent or a call fails,
 /// std::invalid_argument on shapes that disagree, k < 1, an unknown tie rule, a hidden width wider than the
 /// k-WTA kernel takes (cuda/kwta_limits.hpp) or a NaN in a routing vector — the module and its stand-in alike.
 CometGpuOutput comet_forward(const CometGpuNets& nets, const Eigen::MatrixXd& X0);

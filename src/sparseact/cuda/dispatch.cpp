@@ -118,6 +118,22 @@ CometGpuOutput comet_forward(const CometGpuNets& nets, const Eigen::MatrixXd& X0
 
 KwtaLimits kwta_limits() { return kernels().kwta_limits(); }
 
+CometGpuPlan::CometGpuPlan(const CometGpuNets& nets) : api_(&kernels()), session_(api_->comet_plan_open(nets)) {}
+CometGpuPlan::~CometGpuPlan() {
+  if (session_) api_->comet_plan_close(session_);
+}
+CometGpuPlan::CometGpuPlan(CometGpuPlan&& o) noexcept : api_(o.api_), session_(o.session_) { o.session_ = nullptr; }
+CometGpuPlan& CometGpuPlan::operator=(CometGpuPlan&& o) noexcept {
+  if (this != &o) {
+    if (session_) api_->comet_plan_close(session_);
+    api_ = o.api_, session_ = o.session_, o.session_ = nullptr;
+  }
+  return *this;
+}
+CometGpuOutput CometGpuPlan::run(const Eigen::MatrixXd& X0, const std::vector<int>& k, CometWant want) {
+  return api_->comet_plan_run(session_, X0, k, want);
+}
+
 PlainTrainer::PlainTrainer(const PlainTrainSpec& spec, const Eigen::VectorXd& theta0, const Eigen::MatrixXd& X, const std::vector<int>& labels,
                            const Eigen::MatrixXd& Y)
     : api_(&kernels()), session_(api_->plain_open(spec, theta0, X, labels, Y)) {}

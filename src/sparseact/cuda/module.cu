@@ -10,6 +10,7 @@
 
 namespace sparseact::cuda {
 #include "plain_entries.inc"  // defined in cuda/plain_train.cu
+#include "comet_plan_entries.inc"  // defined in cuda/comet_forward.cu
 }  // namespace sparseact::cuda
 
 extern "C" const sparseact::cuda::ModuleApi* sparseact_cuda_module_api() {
@@ -19,6 +20,7 @@ extern "C" const sparseact::cuda::ModuleApi* sparseact_cuda_module_api() {
                                 &c::lsh_euclidean_codes, &c::lsh_sign_codes,   &c::comet_forward,
                                 &c::plain_open,       &c::plain_close,         &c::plain_step,
                                 &c::plain_hvp,        &c::plain_hutchinson,    &c::plain_logits,
-                                &c::plain_theta,      &c::kwta_limits};
+                                &c::plain_theta,      &c::kwta_limits,         &c::comet_plan_open,
+                                &c::comet_plan_close, &c::comet_plan_run};
   return &api;
 }

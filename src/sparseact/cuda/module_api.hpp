@@ -38,6 +38,10 @@ struct ModuleApi {
   Eigen::MatrixXd (*plain_logits)(PlainSession*, const Eigen::MatrixXd&);
   Eigen::VectorXd (*plain_theta)(const PlainSession*);
   KwtaLimits (*kwta_limits)();  ///< cuda/kwta_limits.hpp: the widest layer each k-WTA kernel takes on this thread's device
+  // cuda/comet_forward.hpp's CometGpuPlan: nets uploaded once, run many times.
+  CometPlanSession* (*comet_plan_open)(const CometGpuNets&);
+  void (*comet_plan_close)(CometPlanSession*) noexcept;
+  CometGpuOutput (*comet_plan_run)(CometPlanSession*, const Eigen::MatrixXd&, const std::vector<int>&, CometWant);
 };
 
 /// The CPU stand-in's table (cuda/standin.hpp), in libsparseact itself.

@@ -149,6 +149,42 @@ CometGpuOutput comet_forward(const CometGpuNets& nets, const Eigen::MatrixXd& X0
 
 KwtaLimits kwta_limits() { return kStandinKwtaLimits; }
 
+/// The stand-in's plan (the session handed out is this, cast as cuda/plain_train's stand-in does): the nets as given,
+/// the weights "resident" in host memory; each run is comet_forward with its k.
+struct CometPlanState {
+  CometGpuNets nets;
+};
+CometPlanState* plan_state(CometPlanSession* s) { return reinterpret_cast<CometPlanState*>(s); }
+
+CometPlanSession* comet_plan_open(const CometGpuNets& nets) {
+  check_comet_nets(nets, Eigen::MatrixXd(nets.widths.empty() ? 0 : nets.widths[0], 0), kStandinKwtaLimits);
+  return reinterpret_cast<CometPlanSession*>(new CometPlanState{nets});
+}
+
+void comet_plan_close(CometPlanSession* s) noexcept { delete plan_state(s); }
+
+CometGpuOutput comet_plan_run(CometPlanSession* session, const Eigen::MatrixXd& X0, const std::vector<int>& k, CometWant want) {
+  CometPlanState* s = plan_state(session);
+  std::vector<int> saved = k;
+  std::swap(s->nets.k, saved);
+  CometGpuOutput out;
+  try {
+    out = on_cpu::comet_forward(s->nets, X0);
+  } catch (...) {
+    std::swap(s->nets.k, saved);
+    throw;
+  }
+  std::swap(s->nets.k, saved);
+  for (int n = 0; n < out.nets; ++n) {  // what the module would not have downloaded stays empty
+    for (int l = 1; l <= out.hidden_layers; ++l) {
+      if (!want.masks) out.mask(n, l).resize(0, 0);
+      if (out.backbone && !want.x) out.x(n, l).resize(0, 0);
+    }
+    if (out.backbone && !want.output) out.output(n).resize(0, 0);
+  }
+  return out;
+}
+
 #include "plain_entries.inc"  // defined in cuda/standin_plain.cpp
 
 }  // namespace on_cpu
@@ -165,7 +201,8 @@ const ModuleApi* standin_module() {
   static const ModuleApi api{&on_cpu::device_count, &on_cpu::device_name,    &on_cpu::select_device,  &on_cpu::bind_thread,
                              &on_cpu::selected_device, &on_cpu::gram_eigenvalues, &on_cpu::lsh_euclidean_codes, &on_cpu::lsh_sign_codes,
                              &on_cpu::comet_forward, &on_cpu::plain_open, &on_cpu::plain_close, &on_cpu::plain_step, &on_cpu::plain_hvp,
-                             &on_cpu::plain_hutchinson, &on_cpu::plain_logits, &on_cpu::plain_theta, &on_cpu::kwta_limits};
+                             &on_cpu::plain_hutchinson, &on_cpu::plain_logits, &on_cpu::plain_theta, &on_cpu::kwta_limits,
+                             &on_cpu::comet_plan_open, &on_cpu::comet_plan_close, &on_cpu::comet_plan_run};
   return &api;
 }
 

@@ -186,7 +186,9 @@ SparseColumns sparse_from(const Eigen::MatrixXd& mask, const Eigen::MatrixXd& x)
 int tie_code(TieRule r) { return r == TieRule::strict ? 0 : r == TieRule::inclusive ? 1 : 2; }
 int activation_code(nn::PlainActivation f) { return f == nn::PlainActivation::relu ? 0 : f == nn::PlainActivation::tanh ? 1 : 2; }
 
-std::vector<CometBatchForward> forward_gpu(const std::vector<const CometNet*>& nets, const Eigen::MatrixXd& X0, double p_k) {
+/// The nets packed as the GPU takes them (their k at p_k = 1: every run gives its own).
+cuda::CometGpuNets gpu_nets(const std::vector<const CometNet*>& nets) {
+  if (nets.empty()) throw std::invalid_argument("comet_forward_batch: no nets");
   const CometNet& first = *nets.front();
   const nn::PlainMlp& bb = first.backbone;
   for (const CometNet* n : nets)
@@ -198,7 +200,13 @@ std::vector<CometBatchForward> forward_gpu(const std::vector<const CometNet*>& n
   g.kwta_kernel = kwta_kernel_from_environment();
   g.V.resize(L - 1), g.W.resize(L);
   if (bb.biases) g.b.resize(L);
-  for (std::size_t l = 1; l < L; ++l) g.k.push_back(active_units(p_k, bb.widths[l]));
+  for (std::size_t l = 1; l < L; ++l) g.k.push_back(bb.widths[l]);
+  for (std::size_t l = 1; l <= L; ++l) {  // every net's blocks after each other
+    const std::size_t size = std::size_t(bb.widths[l]) * std::size_t(bb.widths[l - 1]);
+    if (l < L) g.V[l - 1].reserve(size * nets.size());
+    g.W[l - 1].reserve(size * nets.size());
+    if (bb.biases) g.b[l - 1].reserve(std::size_t(bb.widths[l]) * nets.size());
+  }
   for (const CometNet* n : nets) {
     Eigen::Index at = 0;
     for (std::size_t l = 1; l <= L; ++l) {
@@ -212,14 +220,18 @@ std::vector<CometBatchForward> forward_gpu(const std::vector<const CometNet*>& n
       }
     }
   }
-  const cuda::CometGpuOutput o = cuda::comet_forward(g, X0);
-  std::vector<CometBatchForward> out(nets.size());
-  for (std::size_t b = 0; b < nets.size(); ++b) {
-    for (int l = 1; l < int(L); ++l) out[b].hidden.push_back(sparse_from(o.mask(int(b), l), o.x(int(b), l)));
-    out[b].output = o.output(int(b));
+  return g;
+}
+
+/// The router alone, as the GPU takes it (route only: no backbone).
+cuda::CometGpuNets gpu_router(const CometRouter& router) {
+  cuda::CometGpuNets g;
+  g.widths = router.widths, g.nets = 1, g.tie_rule = tie_code(router.rule), g.kwta_kernel = kwta_kernel_from_environment();
+  for (std::size_t l = 0; l < router.V.size(); ++l) {
+    g.V.emplace_back(router.V[l].data(), router.V[l].data() + router.V[l].size());
+    g.k.push_back(router.widths[l + 1]);
   }
-  if (twin::due("routing.comet_forward")) check_forward_twin(nets, X0, p_k, out);
-  return out;
+  return g;
 }
 
 }  // namespace
@@ -232,20 +244,38 @@ cuda::KwtaKernel kwta_kernel_from_environment() {
   throw std::invalid_argument("SPARSEACT_KWTA_KERNEL=" + std::string(v) + ": use count or select");
 }
 
-std::vector<Eigen::MatrixXd> comet_masks_gpu(const CometRouter& router, const Eigen::MatrixXd& X0, double p_k) {
-  if (X0.rows() != router.widths.front()) throw std::invalid_argument("comet_masks_gpu: inputs have the wrong dimension");
-  cuda::CometGpuNets g;
-  g.widths = router.widths, g.nets = 1, g.tie_rule = tie_code(router.rule), g.kwta_kernel = kwta_kernel_from_environment();
-  for (std::size_t l = 0; l < router.V.size(); ++l) {
-    g.V.emplace_back(router.V[l].data(), router.V[l].data() + router.V[l].size());
-    g.k.push_back(active_units(p_k, router.widths[l + 1]));
+CometGpuBatch::CometGpuBatch(const std::vector<const CometNet*>& nets) : nets_(nets), plan_(gpu_nets(nets)) {}
+
+std::vector<CometBatchForward> CometGpuBatch::forward(const Eigen::MatrixXd& X0, double p_k) {
+  if (!(p_k > 0 && p_k <= 1)) throw std::invalid_argument("comet_forward_batch: p_k must lie in (0, 1]");
+  const std::vector<int>& widths = nets_.front()->backbone.widths;
+  if (X0.rows() != widths.front()) throw std::invalid_argument("comet_forward_batch: inputs have the wrong dimension");
+  const std::size_t L = widths.size() - 1;
+  std::vector<int> k;
+  for (std::size_t l = 1; l < L; ++l) k.push_back(active_units(p_k, widths[l]));
+  const cuda::CometGpuOutput o = plan_.run(X0, k);
+  std::vector<CometBatchForward> out(nets_.size());
+  for (std::size_t b = 0; b < nets_.size(); ++b) {
+    for (int l = 1; l < int(L); ++l) out[b].hidden.push_back(sparse_from(o.mask(int(b), l), o.x(int(b), l)));
+    out[b].output = o.output(int(b));
   }
-  std::vector<Eigen::MatrixXd> masks = cuda::comet_forward(g, X0).masks_of(0);
+  if (twin::due("routing.comet_forward")) check_forward_twin(nets_, X0, p_k, out);
+  return out;
+}
+
+CometGpuMasks::CometGpuMasks(const CometRouter& router) : router_(&router), plan_(gpu_router(router)) {}
+
+std::vector<Eigen::MatrixXd> CometGpuMasks::masks(const Eigen::MatrixXd& X0, double p_k) {
+  const CometRouter& router = *router_;
+  if (X0.rows() != router.widths.front()) throw std::invalid_argument("comet_masks_gpu: inputs have the wrong dimension");
+  std::vector<int> k;
+  for (std::size_t l = 0; l < router.V.size(); ++l) k.push_back(active_units(p_k, router.widths[l + 1]));
+  std::vector<Eigen::MatrixXd> masks = plan_.run(X0, k, {.masks = true, .x = false, .output = false}).masks_of(0);
   if (twin::due("routing.comet_masks")) {
     const twin::Timer timer;
     const Eigen::Index n = std::min<Eigen::Index>(X0.cols(), twin_inputs);
     CometRouter r = router;
-    for (std::size_t l = 0; l < r.k.size(); ++l) r.k[l] = g.k[l];
+    for (std::size_t l = 0; l < r.k.size(); ++l) r.k[l] = k[l];
     const std::vector<Eigen::MatrixXd> cpu = comet_masks(r, X0.leftCols(n));
     double differ = cpu.size() == masks.size() ? 0 : std::numeric_limits<double>::infinity();
     for (std::size_t l = 0; l < std::min(cpu.size(), masks.size()); ++l) differ += mask_mismatches(masks[l].leftCols(n), cpu[l]);
@@ -256,12 +286,16 @@ std::vector<Eigen::MatrixXd> comet_masks_gpu(const CometRouter& router, const Ei
   return masks;
 }
 
+std::vector<Eigen::MatrixXd> comet_masks_gpu(const CometRouter& router, const Eigen::MatrixXd& X0, double p_k) {
+  return CometGpuMasks(router).masks(X0, p_k);
+}
+
 std::vector<CometBatchForward> comet_forward_batch(const std::vector<const CometNet*>& nets, const Eigen::MatrixXd& X0, double p_k, int threads,
                                                    Device device) {
   if (!(p_k > 0 && p_k <= 1)) throw std::invalid_argument("comet_forward_batch: p_k must lie in (0, 1]");
   for (const CometNet* n : nets)
     if (X0.rows() != n->backbone.widths.front()) throw std::invalid_argument("comet_forward_batch: inputs have the wrong dimension");
-  if (device == Device::cuda && !nets.empty()) return forward_gpu(nets, X0, p_k);
+  if (device == Device::cuda && !nets.empty()) return CometGpuBatch(nets).forward(X0, p_k);
   std::vector<CometBatchForward> out(nets.size());
   ScopedBlasThreads serial(1);  // one net per thread; a net's BLAS calls stay serial
 #if defined(_OPENMP)

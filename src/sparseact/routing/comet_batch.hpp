@@ -44,6 +44,31 @@ struct CometBatchForward {
 std::vector<CometBatchForward> comet_forward_batch(const std::vector<const CometNet*>& nets, const Eigen::MatrixXd& X0, double p_k,
                                                    int threads = 0, Device device = Device::cpu);
 
+/// The nets of comet_forward_batch kept on the GPU for many inputs and p_k (cuda::CometGpuPlan, issue 51): their
+/// weights are uploaded once, and forward(X0, p_k) equals comet_forward_batch(nets, X0, p_k, ·, Device::cuda). The
+/// nets must outlive it. One per thread.
+class CometGpuBatch {
+ public:
+  explicit CometGpuBatch(const std::vector<const CometNet*>& nets);
+  std::vector<CometBatchForward> forward(const Eigen::MatrixXd& X0, double p_k);
+
+ private:
+  std::vector<const CometNet*> nets_;
+  cuda::CometGpuPlan plan_;
+};
+
+/// A router kept on the GPU for many batches of inputs (cuda::CometGpuPlan): masks(X0, p_k) equals
+/// comet_masks_gpu(router, X0, p_k), and only the masks cross the bus. The router must outlive it. One per thread.
+class CometGpuMasks {
+ public:
+  explicit CometGpuMasks(const CometRouter& router);
+  std::vector<Eigen::MatrixXd> masks(const Eigen::MatrixXd& X0, double p_k);
+
+ private:
+  const CometRouter* router_;
+  cuda::CometGpuPlan plan_;
+};
+
 /// The router's masks m_1 … m_{L−1} of the columns of X0 at p_k on the GPU (comet_masks' twin).
 std::vector<Eigen::MatrixXd> comet_masks_gpu(const CometRouter& router, const Eigen::MatrixXd& X0, double p_k);
 

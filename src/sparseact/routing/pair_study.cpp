@@ -73,8 +73,9 @@ PairMeans measure_pair(const Eigen::MatrixXd& pair, const std::vector<const Come
   std::vector<std::vector<PairSimilarity>> on_gpu;  // [net][p_k]
   if (device == Device::cuda) {
     on_gpu.assign(nets.size(), std::vector<PairSimilarity>(P));
+    CometGpuBatch batch(nets);  // the weights go up once for every p_k (issue 51)
     for (std::size_t p = 0; p < P; ++p) {
-      const std::vector<CometBatchForward> f = comet_forward_batch(nets, pair, pks[p], 0, Device::cuda);
+      const std::vector<CometBatchForward> f = batch.forward(pair, pks[p]);
       for (std::size_t b = 0; b < nets.size(); ++b) {
         std::vector<Eigen::MatrixXd> masks, hidden;
         for (const SparseColumns& h : f[b].hidden) masks.push_back(h.mask()), hidden.push_back(h.dense());

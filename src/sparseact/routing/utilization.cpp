@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 
 #include <sparseact/core/rng.hpp>
@@ -32,10 +33,12 @@ KeepCounts keep_counts(const CometRouter& router, double p_k, const Eigen::Matri
   if (group.size() != std::size_t(X.cols())) throw std::invalid_argument("keep_counts: one group per input");
   KeepCounts c;
   for (std::size_t l = 1; l + 1 < router.widths.size(); ++l) c.counts.push_back(Eigen::MatrixXi::Zero(router.widths[l], groups));
+  std::optional<CometGpuMasks> gpu;  // the router goes up once for every batch (issue 51)
+  if (device == Device::cuda) gpu.emplace(router);
   for (Eigen::Index at = 0; at < X.cols(); at += batch) {
     const Eigen::Index n = std::min(batch, X.cols() - at);
-    const std::vector<Eigen::MatrixXd> masks = device == Device::cuda ? comet_masks_gpu(router, X.middleCols(at, n), p_k)
-                                                                      : comet_masks(router, X.middleCols(at, n), std::vector<double>(std::size_t(n), p_k));
+    const std::vector<Eigen::MatrixXd> masks = gpu ? gpu->masks(X.middleCols(at, n), p_k)
+                                                   : comet_masks(router, X.middleCols(at, n), std::vector<double>(std::size_t(n), p_k));
     for (std::size_t l = 0; l < masks.size(); ++l)
       for (Eigen::Index j = 0; j < n; ++j) c.counts[l].col(group[std::size_t(at + j)]) += masks[l].col(j).cast<int>();
   }
