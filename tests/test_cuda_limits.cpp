@@ -243,6 +243,27 @@ void plan_matches_one_shot() {
   CHECK(o.output(0).size() == 0);
   CHECK_THROWS_WITH(plan.run(X, {0, 3}), Catch::Contains("k ≥ 1"));
   CHECK(plan.run(X, {4, 3}).output(0).rows() == 5);
+  // The kept units compacted on the card equal the dense masks and x read column by column, under every tie rule
+  // (inclusive can keep more than k: the second, wider pass), on inputs with ties (V = 0.5 everywhere ties every unit).
+  for (int rule : {0, 1, 2}) {
+    CAPTURE(rule);
+    g.tie_rule = rule;
+    cuda::CometGpuPlan tied(g);
+    const cuda::CometGpuOutput d = tied.run(X, {4, 3}, {.masks = true, .x = true, .output = true, .kept = true});
+    for (int l = 1; l <= 2; ++l) {
+      const Eigen::MatrixXd& mask = d.mask(0, l);
+      const Eigen::VectorXi count = (mask.array() != 0).cast<int>().colwise().sum().transpose();
+      CHECK(d.kept_count(0, l) == count);
+      CHECK(d.kept_index(0, l).rows() == count.maxCoeff());
+      for (Eigen::Index j = 0; j < mask.cols(); ++j)
+        for (Eigen::Index i = 0, t = 0; i < mask.rows(); ++i)
+          if (mask(i, j) != 0) {
+            CHECK(d.kept_index(0, l)(t, j) == i);
+            CHECK(d.kept_value(0, l)(t, j) == d.x(0, l)(i, j));
+            ++t;
+          }
+    }
+  }
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include <sparseact/cuda/comet_forward.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <stdexcept>
@@ -25,6 +26,28 @@ void batched_gemm(const Blas& blas, const double* P, long long strideP, const do
         "cublasDgemmStridedBatched");
 }
 
+/// One thread per (net, input) column: the kept units' indices in index order (at most `cap`, −1 after the count),
+/// x at them when x is given, and the column's count (which may exceed cap: the caller then runs it again wider).
+__global__ void compact_kept(const double* mask, const double* x, int N, long long columns, int cap, int* index, double* value, int* count) {
+  const long long column = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (column >= columns) return;
+  const double* m = mask + column * N;
+  int t = 0;
+  for (int i = 0; i < N; ++i)
+    if (m[i] != 0) {
+      if (t < cap) {
+        index[column * cap + t] = i;
+        if (x) value[column * cap + t] = x[column * N + i];
+      }
+      ++t;
+    }
+  for (int u = t; u < cap; ++u) {
+    index[column * cap + u] = -1;
+    if (x) value[column * cap + u] = 0.0;
+  }
+  count[column] = t;
+}
+
 }  // namespace
 
 KwtaLimits kwta_limits() { return kwta_prepare(); }
@@ -40,11 +63,14 @@ struct CometPlanSession {
   std::vector<Buffer> V, W, b;
   Buffer x0, C, A, mask, out;
   Buffer z[2], x[2];
+  DeviceArray<int> kept_index, kept_count;  // CometWant::kept
+  Buffer kept_value;
 };
 
 namespace {
-void grow(Buffer& buffer, std::size_t count) {
-  if (buffer.n < count) buffer = Buffer(count);
+template <class T>
+void grow(DeviceArray<T>& buffer, std::size_t count) {
+  if (buffer.n < count) buffer = DeviceArray<T>(count);
 }
 }  // namespace
 
@@ -100,6 +126,36 @@ CometGpuOutput comet_plan_run(CometPlanSession* s, const Eigen::MatrixXd& X0, co
     kwta_launch(nets.kwta_kernel == KwtaKernel::select, s->C.p, backbone ? s->A.p : nullptr, s->biases ? s->b[l - 1].p : nullptr, N, M, B,
                 k[l - 1], nets.tie_rule, nets.activation, false, s->mask.p, z.p, backbone ? x.p : nullptr, s->nan_found,
                 "cuda::comet_forward");  // (5), (6), (8)
+    if (want.kept) {  // compacted on the card; a second, wider pass only when ties kept more than k (inclusive rule)
+      const long long columns = static_cast<long long>(B) * M;
+      grow(s->kept_count, std::size_t(columns));
+      int cap = std::min(k[l - 1], N), most = 0;
+      for (;;) {
+        grow(s->kept_index, std::size_t(columns) * cap);
+        if (backbone) grow(s->kept_value, std::size_t(columns) * cap);
+        compact_kept<<<static_cast<unsigned>((columns + 127) / 128), 128>>>(s->mask.p, backbone ? x.p : nullptr, N, columns, cap,
+                                                                             s->kept_index.p, backbone ? s->kept_value.p : nullptr, s->kept_count.p);
+        launched("compact_kept launch");
+        Eigen::VectorXi counts(columns);
+        s->kept_count.download(counts.data(), std::size_t(columns));
+        most = counts.size() ? counts.maxCoeff() : 0;
+        if (most <= cap) {
+          for (int n = 0; n < B; ++n) out.kept_count(n, static_cast<int>(l)) = counts.segment(Eigen::Index(n) * M, M);
+          break;
+        }
+        cap = most;
+      }
+      for (int n = 0; n < B; ++n) {  // rows: the most any column kept, as routing's sparse columns hold them
+        Eigen::MatrixXi idx(cap, M);
+        s->kept_index.download(idx.data(), std::size_t(cap) * M, std::size_t(n) * cap * M);
+        out.kept_index(n, static_cast<int>(l)) = idx.topRows(most);
+        if (backbone) {
+          Eigen::MatrixXd val(cap, M);
+          s->kept_value.download(val.data(), std::size_t(cap) * M, std::size_t(n) * cap * M);
+          out.kept_value(n, static_cast<int>(l)) = val.topRows(most);
+        }
+      }
+    }
     for (int n = 0; n < B; ++n) {
       Eigen::MatrixXd& m = out.mask(n, static_cast<int>(l));
       shape(m, N, want.masks);

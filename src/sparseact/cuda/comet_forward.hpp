@@ -46,7 +46,8 @@ struct CometGpuOutput {
       : nets(nets), hidden_layers(hidden_layers), backbone(backbone),
         masks_(std::size_t(nets) * std::size_t(hidden_layers)),
         x_(backbone ? masks_.size() : 0),
-        output_(backbone ? std::size_t(nets) : 0) {}
+        output_(backbone ? std::size_t(nets) : 0),
+        kept_index_(masks_.size()), kept_value_(masks_.size()), kept_count_(masks_.size()) {}
 
   /// Net b's hidden layer ℓ (1-based, as in the paper) in the flat vectors: net after net.
   std::size_t at(int b, int l) const {
@@ -59,6 +60,14 @@ struct CometGpuOutput {
   const Eigen::MatrixXd& x(int b, int l) const { return x_.at(at(b, l)); }
   Eigen::MatrixXd& output(int b) { return output_.at(std::size_t(b)); }
   const Eigen::MatrixXd& output(int b) const { return output_.at(std::size_t(b)); }
+  /// With CometWant::kept: the kept units of net b's hidden layer ℓ per column, in index order (rows: the most any
+  /// column kept; −1 below a column's count), x_ℓ at them (with a backbone; 0 below the count), and the counts.
+  Eigen::MatrixXi& kept_index(int b, int l) { return kept_index_[at(b, l)]; }
+  const Eigen::MatrixXi& kept_index(int b, int l) const { return kept_index_[at(b, l)]; }
+  Eigen::MatrixXd& kept_value(int b, int l) { return kept_value_[at(b, l)]; }
+  const Eigen::MatrixXd& kept_value(int b, int l) const { return kept_value_[at(b, l)]; }
+  Eigen::VectorXi& kept_count(int b, int l) { return kept_count_[at(b, l)]; }
+  const Eigen::VectorXi& kept_count(int b, int l) const { return kept_count_[at(b, l)]; }
   /// One net's masks m_1 … m_{L−1}, in layer order.
   std::vector<Eigen::MatrixXd> masks_of(int b) const {
     std::vector<Eigen::MatrixXd> m;
@@ -68,13 +77,17 @@ struct CometGpuOutput {
 
  private:
   std::vector<Eigen::MatrixXd> masks_, x_, output_;
+  std::vector<Eigen::MatrixXi> kept_index_;
+  std::vector<Eigen::MatrixXd> kept_value_;
+  std::vector<Eigen::VectorXi> kept_count_;
 };
 
 /// What one run of a plan brings back from the card: only what the caller reads crosses the bus.
 struct CometWant {
-  bool masks = true;   ///< m_ℓ of every hidden layer
-  bool x = true;       ///< x_ℓ of every hidden layer (with a backbone)
+  bool masks = true;   ///< m_ℓ of every hidden layer, dense
+  bool x = true;       ///< x_ℓ of every hidden layer (with a backbone), dense
   bool output = true;  ///< a_L (with a backbone)
+  bool kept = false;   ///< the kept units' indices (int32) and x there, compacted on the card: about k/N of the dense bytes
 };
 
 struct CometPlanSession;  // the module's or the stand-in's state (opaque)

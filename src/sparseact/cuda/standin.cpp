@@ -175,6 +175,23 @@ CometGpuOutput comet_plan_run(CometPlanSession* session, const Eigen::MatrixXd& 
     throw;
   }
   std::swap(s->nets.k, saved);
+  if (want.kept)  // as the module's compact_kept: index order, rows the most any column kept, −1 and 0 below a count
+    for (int n = 0; n < out.nets; ++n)
+      for (int l = 1; l <= out.hidden_layers; ++l) {
+        const Eigen::MatrixXd& m = out.mask(n, l);
+        Eigen::VectorXi count = (m.array() != 0).cast<int>().colwise().sum().transpose();
+        const int most = count.size() ? count.maxCoeff() : 0;
+        Eigen::MatrixXi idx = Eigen::MatrixXi::Constant(most, m.cols(), -1);
+        Eigen::MatrixXd val = Eigen::MatrixXd::Zero(out.backbone ? most : 0, m.cols());
+        for (Eigen::Index j = 0; j < m.cols(); ++j)
+          for (Eigen::Index i = 0, t = 0; i < m.rows(); ++i)
+            if (m(i, j) != 0) {
+              idx(t, j) = int(i);
+              if (out.backbone) val(t, j) = out.x(n, l)(i, j);
+              ++t;
+            }
+        out.kept_index(n, l) = std::move(idx), out.kept_value(n, l) = std::move(val), out.kept_count(n, l) = std::move(count);
+      }
   for (int n = 0; n < out.nets; ++n) {  // what the module would not have downloaded stays empty
     for (int l = 1; l <= out.hidden_layers; ++l) {
       if (!want.masks) out.mask(n, l).resize(0, 0);

@@ -166,23 +166,6 @@ void check_forward_twin(const std::vector<const CometNet*>& nets, const Eigen::M
                 .tolerance = 1e-12, .cpu_s = 0});
 }
 
-/// Dense GPU results as the CPU path's sparse columns.
-SparseColumns sparse_from(const Eigen::MatrixXd& mask, const Eigen::MatrixXd& x) {
-  SparseColumns s;
-  s.rows = mask.rows();
-  s.count = (mask.array() != 0).cast<int>().colwise().sum().transpose();
-  const int k = s.count.size() ? s.count.maxCoeff() : 0;
-  s.index = Eigen::MatrixXi::Constant(k, mask.cols(), -1);
-  s.value = Eigen::MatrixXd::Zero(k, mask.cols());
-  for (Eigen::Index j = 0; j < mask.cols(); ++j) {
-    int t = 0;
-    for (Eigen::Index i = 0; i < mask.rows(); ++i)
-      if (mask(i, j) != 0) s.index(t, j) = int(i), s.value(t, j) = x(i, j), ++t;
-  }
-  return s;
-}
-
-
 int tie_code(TieRule r) { return r == TieRule::strict ? 0 : r == TieRule::inclusive ? 1 : 2; }
 int activation_code(nn::PlainActivation f) { return f == nn::PlainActivation::relu ? 0 : f == nn::PlainActivation::tanh ? 1 : 2; }
 
@@ -253,11 +236,18 @@ std::vector<CometBatchForward> CometGpuBatch::forward(const Eigen::MatrixXd& X0,
   const std::size_t L = widths.size() - 1;
   std::vector<int> k;
   for (std::size_t l = 1; l < L; ++l) k.push_back(active_units(p_k, widths[l]));
-  const cuda::CometGpuOutput o = plan_.run(X0, k);
+  // The kept units come back compacted on the card (int32 indices and x there), as the CPU path's sparse columns
+  // hold them: no dense masks or activations cross the bus, and no host conversion (issue 51, finding 2).
+  cuda::CometGpuOutput o = plan_.run(X0, k, {.masks = false, .x = false, .output = true, .kept = true});
   std::vector<CometBatchForward> out(nets_.size());
   for (std::size_t b = 0; b < nets_.size(); ++b) {
-    for (int l = 1; l < int(L); ++l) out[b].hidden.push_back(sparse_from(o.mask(int(b), l), o.x(int(b), l)));
-    out[b].output = o.output(int(b));
+    for (int l = 1; l < int(L); ++l) {
+      SparseColumns h;
+      h.rows = widths[std::size_t(l)];
+      h.index = std::move(o.kept_index(int(b), l)), h.value = std::move(o.kept_value(int(b), l)), h.count = std::move(o.kept_count(int(b), l));
+      out[b].hidden.push_back(std::move(h));
+    }
+    out[b].output = std::move(o.output(int(b)));
   }
   if (twin::due("routing.comet_forward")) check_forward_twin(nets_, X0, p_k, out);
   return out;
