@@ -241,6 +241,15 @@ void plan_matches_one_shot() {
   CHECK(o.mask(0, 1).rows() == 40);
   CHECK(o.x(0, 1).size() == 0);
   CHECK(o.output(0).size() == 0);
+  // Named layers: only hidden layer 2 comes back, equal to the same layer of a full run.
+  const cuda::CometGpuOutput full = plan.run(X, {4, 3});
+  const cuda::CometGpuOutput second = plan.run(X, {4, 3}, {.masks = true, .x = true, .output = false, .kept = true, .layers = {2}});
+  CHECK(second.mask(0, 1).size() == 0);
+  CHECK(second.x(0, 1).size() == 0);
+  CHECK(second.kept_count(0, 1).size() == 0);
+  CHECK(second.mask(0, 2) == full.mask(0, 2));
+  CHECK(second.x(0, 2) == full.x(0, 2));
+  CHECK(second.kept_count(0, 2).size() == X.cols());
   CHECK_THROWS_WITH(plan.run(X, {0, 3}), Catch::Contains("k ≥ 1"));
   CHECK(plan.run(X, {4, 3}).output(0).rows() == 5);
   // The kept units compacted on the card equal the dense masks and x read column by column, under every tie rule

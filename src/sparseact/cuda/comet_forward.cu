@@ -65,6 +65,7 @@ struct CometPlanSession {
   Buffer z[2], x[2];
   DeviceArray<int> kept_index, kept_count;  // CometWant::kept
   Buffer kept_value;
+  PinnedStage stage;  // every download goes through it
 };
 
 namespace {
@@ -126,7 +127,9 @@ CometGpuOutput comet_plan_run(CometPlanSession* s, const Eigen::MatrixXd& X0, co
     kwta_launch(nets.kwta_kernel == KwtaKernel::select, s->C.p, backbone ? s->A.p : nullptr, s->biases ? s->b[l - 1].p : nullptr, N, M, B,
                 k[l - 1], nets.tie_rule, nets.activation, false, s->mask.p, z.p, backbone ? x.p : nullptr, s->nan_found,
                 "cuda::comet_forward");  // (5), (6), (8)
-    if (want.kept) {  // compacted on the card; a second, wider pass only when ties kept more than k (inclusive rule)
+    const bool named = want.layers.empty() || std::find(want.layers.begin(), want.layers.end(), int(l)) != want.layers.end();
+    const bool masks = want.masks && named, xs = want.x && named;
+    if (want.kept && named) {  // compacted on the card; a second, wider pass only when ties kept more than k (inclusive rule)
       const long long columns = static_cast<long long>(B) * M;
       grow(s->kept_count, std::size_t(columns));
       int cap = std::min(k[l - 1], N), most = 0;
@@ -137,7 +140,7 @@ CometGpuOutput comet_plan_run(CometPlanSession* s, const Eigen::MatrixXd& X0, co
                                                                              s->kept_index.p, backbone ? s->kept_value.p : nullptr, s->kept_count.p);
         launched("compact_kept launch");
         Eigen::VectorXi counts(columns);
-        s->kept_count.download(counts.data(), std::size_t(columns));
+        s->stage.download(s->kept_count, counts.data(), std::size_t(columns));
         most = counts.size() ? counts.maxCoeff() : 0;
         if (most <= cap) {
           for (int n = 0; n < B; ++n) out.kept_count(n, static_cast<int>(l)) = counts.segment(Eigen::Index(n) * M, M);
@@ -147,23 +150,23 @@ CometGpuOutput comet_plan_run(CometPlanSession* s, const Eigen::MatrixXd& X0, co
       }
       for (int n = 0; n < B; ++n) {  // rows: the most any column kept, as routing's sparse columns hold them
         Eigen::MatrixXi idx(cap, M);
-        s->kept_index.download(idx.data(), std::size_t(cap) * M, std::size_t(n) * cap * M);
+        s->stage.download(s->kept_index, idx.data(), std::size_t(cap) * M, std::size_t(n) * cap * M);
         out.kept_index(n, static_cast<int>(l)) = idx.topRows(most);
         if (backbone) {
           Eigen::MatrixXd val(cap, M);
-          s->kept_value.download(val.data(), std::size_t(cap) * M, std::size_t(n) * cap * M);
+          s->stage.download(s->kept_value, val.data(), std::size_t(cap) * M, std::size_t(n) * cap * M);
           out.kept_value(n, static_cast<int>(l)) = val.topRows(most);
         }
       }
     }
     for (int n = 0; n < B; ++n) {
       Eigen::MatrixXd& m = out.mask(n, static_cast<int>(l));
-      shape(m, N, want.masks);
-      if (want.masks) s->mask.download(m.data(), std::size_t(N) * M, std::size_t(n) * N * M);
+      shape(m, N, masks);
+      if (masks) s->stage.download(s->mask, m.data(), std::size_t(N) * M, std::size_t(n) * N * M);
       if (backbone) {
         Eigen::MatrixXd& xv = out.x(n, static_cast<int>(l));
-        shape(xv, N, want.x);
-        if (want.x) x.download(xv.data(), std::size_t(N) * M, std::size_t(n) * N * M);
+        shape(xv, N, xs);
+        if (xs) s->stage.download(x, xv.data(), std::size_t(N) * M, std::size_t(n) * N * M);
       }
     }
     z_prev = z.p, x_prev = backbone ? x.p : nullptr, stride_prev = static_cast<long long>(N) * M;
@@ -179,7 +182,7 @@ CometGpuOutput comet_plan_run(CometPlanSession* s, const Eigen::MatrixXd& X0, co
         add_bias<<<static_cast<unsigned>((total + 255) / 256), 256>>>(s->out.p, s->b[L - 1].p, N, M, static_cast<long long>(total));
         launched("add_bias launch");
       }
-      for (int n = 0; n < B; ++n) s->out.download(out.output(n).data(), std::size_t(N) * M, std::size_t(n) * N * M);
+      for (int n = 0; n < B; ++n) s->stage.download(s->out, out.output(n).data(), std::size_t(N) * M, std::size_t(n) * N * M);
     }
   }
   return out;

@@ -88,6 +88,7 @@ struct CometWant {
   bool x = true;       ///< x_ℓ of every hidden layer (with a backbone), dense
   bool output = true;  ///< a_L (with a backbone)
   bool kept = false;   ///< the kept units' indices (int32) and x there, compacted on the card: about k/N of the dense bytes
+  std::vector<int> layers = {};  ///< the hidden layers (1-based) whose masks, x or kept units come back; empty: all
 };
 
 struct CometPlanSession;  // the module's or the stand-in's state (opaque)

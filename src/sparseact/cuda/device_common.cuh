@@ -3,6 +3,7 @@
 // kernel and the two k-WTA kernels (counting and selection) that decide C_k per column exactly as
 // routing/kwta does. Each .cu file that includes this gets its own copies (internal linkage).
 #include <cstddef>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -44,6 +45,30 @@ struct DeviceArray {
   }
 };
 using Buffer = DeviceArray<double>;
+
+/// Page-locked host memory that grows and is reused: a download lands here at the bus's full rate (pageable memory
+/// goes through the driver's own staging at a fraction of it), then one memcpy puts it in place.
+struct PinnedStage {
+  void* p = nullptr;
+  std::size_t bytes = 0;
+  PinnedStage() = default;
+  PinnedStage(const PinnedStage&) = delete;
+  PinnedStage& operator=(const PinnedStage&) = delete;
+  ~PinnedStage() { cudaFreeHost(p); }
+  /// `count` Ts from the device array at `offset` into host memory at `host`, through the stage.
+  template <class T>
+  void download(const DeviceArray<T>& from, T* host, std::size_t count, std::size_t offset = 0) {
+    const std::size_t need = sizeof(T) * count;
+    if (need > bytes) {
+      cudaFreeHost(p);
+      p = nullptr, bytes = 0;
+      check(cudaMallocHost(&p, need), "cudaMallocHost");
+      bytes = need;
+    }
+    check(cudaMemcpy(p, from.p + offset, need, cudaMemcpyDeviceToHost), "copy to host");
+    std::memcpy(host, p, need);
+  }
+};
 
 /// One device int (the selection kernel's NaN flag).
 struct IntFlag {

@@ -175,9 +175,11 @@ CometGpuOutput comet_plan_run(CometPlanSession* session, const Eigen::MatrixXd& 
     throw;
   }
   std::swap(s->nets.k, saved);
+  const auto named = [&](int l) { return want.layers.empty() || std::find(want.layers.begin(), want.layers.end(), l) != want.layers.end(); };
   if (want.kept)  // as the module's compact_kept: index order, rows the most any column kept, −1 and 0 below a count
     for (int n = 0; n < out.nets; ++n)
       for (int l = 1; l <= out.hidden_layers; ++l) {
+        if (!named(l)) continue;
         const Eigen::MatrixXd& m = out.mask(n, l);
         Eigen::VectorXi count = (m.array() != 0).cast<int>().colwise().sum().transpose();
         const int most = count.size() ? count.maxCoeff() : 0;
@@ -194,8 +196,8 @@ CometGpuOutput comet_plan_run(CometPlanSession* session, const Eigen::MatrixXd& 
       }
   for (int n = 0; n < out.nets; ++n) {  // what the module would not have downloaded stays empty
     for (int l = 1; l <= out.hidden_layers; ++l) {
-      if (!want.masks) out.mask(n, l).resize(0, 0);
-      if (out.backbone && !want.x) out.x(n, l).resize(0, 0);
+      if (!want.masks || !named(l)) out.mask(n, l).resize(0, 0);
+      if (out.backbone && (!want.x || !named(l))) out.x(n, l).resize(0, 0);
     }
     if (out.backbone && !want.output) out.output(n).resize(0, 0);
   }
