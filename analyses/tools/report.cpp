@@ -573,6 +573,7 @@ int main(int argc, char** argv) {
       const Interval iv = interval_of(x->check);
       std::string what = x->info.setup;
       if (brief) {
+        if (what.find(", ") != std::string::npos) what = "(" + what + ")";  // setups are listed with commas
         if (!x->info.protocol) what += " (outside the paper's protocol)";
       } else {
         what = "(" + what + (size_of(x->check) == "—" ? "" : ", " + size_of(x->check));
