@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include <sparseact/app/checks.hpp>
+#include <sparseact/app/forest.hpp>
 #include <sparseact/app/lint.hpp>
 #include <sparseact/app/paper_summary.hpp>
 #include <sparseact/app/trend.hpp>
@@ -458,6 +459,25 @@ std::string deciding_job(const json& c, double elapsed_s) {
                      th, reading, n_prime, iv.unit.empty() ? "runs" : iv.unit, iv.n, hours, hours / 32);
 }
 
+/// The paper's forest plot (app/forest.hpp) drawn into FIGURES/report/ and its line for REPORT.md; a line saying why
+/// where gnuplot cannot draw it.
+std::string forest_md(const fs::path& root, const std::string& paper, const std::vector<sparseact::app::ForestRow>& rows) {
+  if (rows.empty()) return {};
+  std::map<std::string, int> by_verdict;
+  for (const auto& r : rows) ++by_verdict[r.verdict];
+  std::string counts;
+  for (const auto& [v, n] : by_verdict) counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", n, v);
+  const std::string alt = fmt::format("Paper {}: {} statistical claims, each θ̂ and its interval divided by the threshold that decided it "
+                                      "(0: no effect, 1: the effect that counts): {}", paper, rows.size(), counts);
+  try {
+    const sparseact::plot::Figure fig = sparseact::app::forest_figure(paper, rows);
+    sparseact::plot::render(fig, root / "report");
+    return fmt::format("![{}](report/{}.png)\n\n", alt, fig.name);
+  } catch (const std::exception& e) {
+    return fmt::format("Forest plot not drawn ({}): {}\n\n", alt, e.what());
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -617,6 +637,7 @@ int main(int argc, char** argv) {
   std::map<std::string, std::vector<std::pair<std::pair<double, double>, std::string>>> holding;  // paper → ((closeness, strength), line)
   std::map<std::string, std::string> departures;                               // analysis → its departures
   std::map<std::string, std::vector<sparseact::app::SummaryClaim>> summary;     // paper → its claims as decided
+  std::map<std::string, std::vector<sparseact::app::ForestRow>> forest;          // paper → its statistical claims, as decided
   const auto run_text = [](const Reading& d) {
     return d.run == "default" ? std::string("default run") : "`" + d.run + "`, " + d.info.setup;
   };
@@ -690,6 +711,8 @@ int main(int argc, char** argv) {
                                     all.size() < 2 ? "" : across_runs(all, d, true).substr(std::string(" — across runs: ").size()),
                                     trend ? sparseact::app::trend_brief(*trend) : std::string()});
         }
+        if (auto row = sparseact::app::forest_row(dc, cell(dc.value("id", json())) + (d.run == "default" ? "" : " (at scale)")))
+          forest[paper].push_back(std::move(*row));
         if (dv == "contradicted" || dv == "erratum")
           wrong += fmt::format("- {}: {} — **{}**{}{}\n", line_of(d), cell(dc.value("measured", json())), dv,
                                note.empty() ? "" : ". " + shortened(cell(dc["note"])), runs_line);
@@ -784,7 +807,7 @@ int main(int argc, char** argv) {
     const std::string paragraph = sparseact::app::paper_paragraph(paper, summary[paper], {t.own, t.observations, t.self_checks, t.self_checks_failing}, names);
     brief += paragraph;
     const std::string mark = fmt::format("@@summary {}@@", paper);
-    body.replace(body.find(mark), mark.size(), paragraph);
+    body.replace(body.find(mark), mark.size(), paragraph + forest_md(root, paper, forest[paper]));
   }
   md += "### The papers in brief\n\n" + brief;
   // ERRATA.md beside figures/: how many entries each paper has there, linked.
