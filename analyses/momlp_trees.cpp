@@ -125,7 +125,7 @@ int main(int argc, char** argv) {
           counts.push_back({fmt::format("{} ν = {}", where, nus[v]), ok ? 0.0 : 1.0, 0.0});
           // eq. (13) as printed: V = (ν^{h+1} − 1)/(h − 1), against the traversal's node count (inf at h = 1).
           const double h = built[5 * v + 1], nodes = built[5 * v + 3];
-          const double printed = (std::pow(double(nus[v]), h + 1) - 1) / (h - 1);
+          const double printed = eq13_printed_nodes(nus[v], int(h));
           const double error = std::abs(printed - nodes) / nodes;
           const std::string label = fmt::format("{} ν = {}, h = {:g}: printed {:.6g}, built {:.6g} nodes", where, nus[v], h, printed, nodes);
           printed13.push_back({label, error, 1e-12});

@@ -42,3 +42,12 @@ TEST_CASE("The built complete tree matches (i)–(iii) and holds the net; nets c
   CHECK_THROWS_AS(lemma51(Domain::cube, 1, 2, 0.6), std::invalid_argument);  // δ > rad [0,1] = 1/2
   CHECK_THROWS_AS(lemma51(Domain::cube, 1, 1, 0.25), std::invalid_argument);
 }
+
+TEST_CASE("Eq. (13) as printed: (ν^{h+1} − 1)/(h − 1), right exactly where h = ν", "[moe][lemma51]") {
+  using sparseact::moe::eq13_printed_nodes;
+  CHECK(eq13_printed_nodes(2, 2) == 7);    // 1 + 2 + 4: h = ν
+  CHECK(eq13_printed_nodes(3, 3) == 40);   // 1 + 3 + 9 + 27
+  CHECK(eq13_printed_nodes(4, 2) == 63);   // the complete 4-ary tree of height 2 has 21
+  CHECK(eq13_printed_nodes(2, 4) == Approx(31.0 / 3));  // it has 31
+  CHECK(std::isinf(eq13_printed_nodes(5, 1)));
+}

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <vector>
 
@@ -150,6 +151,11 @@ BuiltTree build_complete_tree(int nu, int height, const Eigen::MatrixXd& net, lo
   t.built = true;
   t.leaves_contain_net = t.leaves >= net.cols();  // leaf i holds net point min(i, N − 1)
   return t;
+}
+
+double eq13_printed_nodes(int nu, int h) {
+  if (h == 1) return std::numeric_limits<double>::infinity();
+  return (std::pow(double(nu), h + 1) - 1) / (h - 1);
 }
 
 }  // namespace sparseact::moe

@@ -35,6 +35,10 @@ struct Lemma51 {
 /// Throws std::invalid_argument unless ν ≥ 2, n ≥ 1 and 0 < δ ≤ rad K.
 Lemma51 lemma51(Domain d, int n, int nu, double delta);
 
+/// Eq. (13) as printed: V = (ν^{h+1} − 1)/(h − 1) nodes (the denominator should be ν − 1, ERRATA 003); +∞ at h = 1.
+/// It equals the complete tree's count exactly when h = ν.
+double eq13_printed_nodes(int nu, int h);
+
 /// The grid δ-net: m = ⌊√n/(2δ)⌋ + 1 cells per unit length, their centres (projected into the ball for the
 /// ball, whose cells cover [−1, 1]ⁿ), covering radius < δ by construction. Columns; throws
 /// std::length_error above `max_points`.
