@@ -133,8 +133,8 @@ int main(int argc, char** argv) {
                                "‖Δa_L^test/α − K∇ℓ‖/‖K∇ℓ‖ ≤ 0.5 at the smallest α",
                   .note = first_fail == printed9.end()
                               ? std::string("One GD step as in eq9_first_order, masks fixed, no kink: no counterexample.")
-                              : fmt::format("One GD step as in eq9_first_order, masks fixed, steps with a kink left out. Smallest "
-                                            "counterexample: {}, relative error {:.4g}: the step moves the test output along −K∇ℓ, so "
+                              : fmt::format("One GD step as in eq9_first_order, masks fixed, steps with a kink left out. First "
+                                            "counterexample (p_k ascending, then pair): {}, relative error {:.4g}: the step moves the test output along −K∇ℓ, so "
                                             "the printed sign is off by 2 in relative error (ERRATA 002).",
                                             first_fail->label, first_fail->measured),
                   .erratum = "ERRATA.md 002: eq. (9) lacks the minus sign of a GD step"},

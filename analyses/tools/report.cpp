@@ -291,16 +291,22 @@ struct RunInfo {
   std::string why;  ///< why a run is outside the protocol
 };
 
-std::map<std::string, RunInfo> read_runs(const fs::path& root, std::vector<std::string>& offences) {
-  std::map<std::string, RunInfo> runs;
-  const fs::path file = root / "at-scale" / "runs.json";
-  if (!fs::exists(file)) return runs;
+/// An at-scale description file (runs.json, trends.json) as a JSON object: an empty object when there is none, and
+/// one lint offence when it is not an object.
+json read_object(const fs::path& file, std::vector<std::string>& offences) {
+  if (!fs::exists(file)) return json::object();
   std::ifstream in(file);
-  const json j = json::parse(in, nullptr, false);
+  json j = json::parse(in, nullptr, false);
   if (j.is_discarded() || !j.is_object()) {
     offences.push_back(file.string() + ": not a JSON object");
-    return runs;
+    return json::object();
   }
+  return j;
+}
+
+std::map<std::string, RunInfo> read_runs(const fs::path& root, std::vector<std::string>& offences) {
+  std::map<std::string, RunInfo> runs;
+  const json j = read_object(root / "at-scale" / "runs.json", offences);
   for (const auto& [folder, e] : j.items()) {
     if (!e.is_object() || !e.value("setup", json()).is_string() || !e.value("closeness", json()).is_number()) {
       offences.push_back(fmt::format("at-scale/runs.json › {}: needs \"setup\" (text) and \"closeness\" (a number)", folder));
@@ -327,14 +333,7 @@ struct TrendAxis {
 std::map<std::string, TrendAxis> read_trends(const fs::path& root, const std::map<std::string, json>& larger,
                                              std::vector<std::string>& offences) {
   std::map<std::string, TrendAxis> out;
-  const fs::path file = root / "at-scale" / "trends.json";
-  if (!fs::exists(file)) return out;
-  std::ifstream in(file);
-  const json j = json::parse(in, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) {
-    offences.push_back(file.string() + ": not a JSON object");
-    return out;
-  }
+  const json j = read_object(root / "at-scale" / "trends.json", offences);
   // Bookkeeping and replicate counts: the only parameters besides the swept one that may differ along a sweep.
   const std::vector<std::string> free = {"out", "threads", "resume", "pdf", "device", "runs", "seeds"};
   for (const auto& [analysis, e] : j.items()) {
