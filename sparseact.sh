@@ -67,6 +67,8 @@ packages=(cmake ninja-build g++ git pkg-config
           # the notebooks through the clang-repl Jupyter kernel (nbclient, nbconvert's HTML) and the
           # pip-installed package in a throw-away venv (issue 39; PyPI gives the rest by name)
           python3-ipykernel python3-nbclient python3-nbconvert jupyter-nbconvert python3-venv)
+# the report's web page in a real browser (tests/report, issue 49)
+if [ "$mode" = test ] || [ "$mode" = sanitize ]; then packages+=(chromium); fi
 if [ "$mode" = bench ]; then packages+=(python3-torch libfaiss-dev python3-mpi4py python3-pip python3-venv); fi
 if [ "$mode" = fuzz ]; then packages+=(clang-16 libclang-rt-16-dev llvm-16); fi
 

@@ -219,7 +219,7 @@ TEST_CASE("sparseact_report counts every verdict and kind, lists what is wrong, 
     return c;
   };
   const json checks = {
-      check("ok", "claim", "holds"),
+      check("ok", "claim", "holds", {{"statement", "a <b> & \"c\""}}),
       check("refuted", "claim", "contradicted", {{"note", "the interval lies below 0"}}),
       check("misprint", "claim", "erratum"),
       check("small", "claim", "inconclusive",
@@ -239,6 +239,21 @@ TEST_CASE("sparseact_report counts every verdict and kind, lists what is wrong, 
   // holds (ok, legacy) 2, not refuted 1, contradicted 1, not reproduced 1, direction only 1, erratum 1, inconclusive 1,
   // own question 1, observation 1, self-check 1 passing.
   CHECK(md.find("| 042 | 2 | 1 | 1 | 1 | 1 | 1 | 1 | 1 | 1 | 1 (0) |") != std::string::npos);
+  // The page prints the same model (issue 49): the same counts, one row per check with its decided verdict and setup,
+  // the lists' lines with their paper and verdict, the text escaped. tests/report checks it in a browser.
+  {
+    std::ifstream in(root / "report" / "index.html");
+    const std::string page(std::istreambuf_iterator<char>(in), {});
+    std::size_t rows = 0;
+    for (std::size_t at = page.find("<tbody class=\"check\""); at != std::string::npos; at = page.find("<tbody class=\"check\"", at + 1)) ++rows;
+    CHECK(rows == checks.size());
+    CHECK(page.find("<tr><td>042</td><td>2</td><td>1</td><td>1</td><td>1</td><td>1</td><td>1</td><td>1</td><td>1</td><td>1</td><td>1 (0)</td></tr>") !=
+          std::string::npos);
+    CHECK(page.find("data-paper=\"042\" data-kind=\"claim\" data-verdict=\"inconclusive\" data-setup=\"departs\"") != std::string::npos);
+    CHECK(page.find("<li data-paper=\"042\" data-verdict=\"contradicted\"><a href=\"#fake\">fake › refuted</a>") != std::string::npos);
+    CHECK(page.find("a &lt;b&gt; &amp; &quot;c&quot;") != std::string::npos);
+    CHECK(page.find("<b>") == std::string::npos);
+  }
   const auto section = [&](const std::string& title) {
     const std::size_t at = md.find("### " + title);
     REQUIRE(at != std::string::npos);

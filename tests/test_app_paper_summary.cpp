@@ -16,7 +16,7 @@ TEST_CASE("paper_paragraph: counts by setup, a section's verdicts side by side, 
   const std::string p = paper_paragraph("002", claims, {2, 0, 5, 1}, {"comet_train", "comet_utilization"});
   CHECK_THAT(p, Contains("**Paper 002** (comet_train, comet_utilization). 3 claims: 1 tested at the paper's own setup (1 erratum); "
                          "2 only in a run that departs from it (1 holds, 1 not reproduced)."));
-  CHECK_THAT(p, Contains("§5.2.1, Figure 4: holds `smaller_matches_standard`*; not reproduced `comet_beats_standard_large`*. "
+  CHECK_THAT(p, Contains("§5.2.1, Figure 4: holds `smaller_matches_standard`†; not reproduced `comet_beats_standard_large`†. "
                          "§5.1.2: erratum `dead_count_forced_by_protocol`."));
   CHECK_THAT(p, Contains("Run at several setups: `comet_beats_standard_large` not reproduced at width 500; inconclusive at default run."));
   CHECK_THAT(p, Contains("2 own questions, 0 observations, 5 self-checks (1 failing)."));

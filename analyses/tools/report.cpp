@@ -47,10 +47,13 @@ int main(int argc, char** argv) {
     return 1;
   }
   sparseact::write_file_atomic(root / "REPORT.md", sparseact::app::report_markdown(model));
+  fs::create_directories(root / "report");
+  sparseact::write_file_atomic(root / "report" / "index.html", sparseact::app::report_html(model));
   const auto& all = model.all;
   std::printf("sparseact_report: %d claims hold, %d not refuted, %d contradicted, %d not reproduced, %d direction only, %d errata, "
               "%d inconclusive; %d own questions, %d observations, %d self-checks (%d failing); wrote %s\n",
               all.holds, all.not_refuted, all.contradicted, all.not_reproduced, all.direction_only, all.erratum, all.inconclusive, all.own,
               all.observations, all.self_checks, all.self_checks_failing, (root / "REPORT.md").c_str());
+  std::printf("sparseact_report: wrote %s\n", (root / "report" / "index.html").c_str());
   return 0;
 }

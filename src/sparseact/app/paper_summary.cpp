@@ -42,12 +42,12 @@ std::string paper_paragraph(const std::string& paper, const std::vector<SummaryC
     for (const char* v : kOrder) {
       std::string ids;
       for (const SummaryClaim& c : claims)
-        if (c.claim == n && c.verdict == v) ids += fmt::format("{}`{}`{}", ids.empty() ? "" : ", ", c.id, c.at_setup ? "" : "*");
+        if (c.claim == n && c.verdict == v) ids += fmt::format("{}`{}`{}", ids.empty() ? "" : ", ", c.id, c.at_setup ? "" : "†");
       if (!ids.empty()) parts += fmt::format("{}{} {}", parts.empty() ? "" : "; ", v, ids);
     }
     by_claim += fmt::format("{}{}: {}", by_claim.empty() ? "" : ". ", n, parts);
   }
-  if (!by_claim.empty()) out += " By claim (* only in miniature): " + by_claim + ".";
+  if (!by_claim.empty()) out += " By claim († only in miniature): " + by_claim + ".";
   std::string across;
   for (const SummaryClaim& c : claims)
     if (!c.across.empty()) across += fmt::format("{}`{}` {}", across.empty() ? "" : "; ", c.id, c.across);

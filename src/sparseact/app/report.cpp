@@ -15,6 +15,7 @@
 #include <sparseact/app/forest.hpp>
 #include <sparseact/app/lint.hpp>
 #include <sparseact/app/paper_summary.hpp>
+#include <sparseact/app/report_text.hpp>
 #include <sparseact/app/trend.hpp>
 #include <sparseact/core/stats.hpp>
 #include <sparseact/core/version.hpp>
@@ -770,26 +771,19 @@ std::string report_markdown(const ReportModel& m) {
     md += fmt::format("{} checks come from JSON written before verdicts existed and fail without a verdict: regenerate them.\n\n", m.all.unclassified);
   md += "### The papers in brief\n\n";
   for (const ReportPaper& p : m.papers) md += p.brief_md;
-  md += "### 1. What the papers get wrong\n\nErrata, and claims contradicted at the paper's own setup." +
-        (m.errata_line.empty() ? std::string() : " ERRATA.md lists, besides the checks below, every slip found while implementing: " + m.errata_line + ".") +
-        "\n\n" + (m.wrong.empty() ? std::string("Nothing at this scale.\n") : lines_of(m.wrong)) + "\n";
-  md += "### 2. What did not reproduce in our setups\n\nEach with the way its run departs from the paper's setup.\n\n" +
-        (m.not_reproduced.empty() ? std::string("Nothing.\n") : lines_of(m.not_reproduced)) + "\n";
+  namespace text = report_text;
+  const auto list = [](const text::List& l, const std::string& extra, const std::string& lines) {
+    return fmt::format("### {}\n\n{}{}", l.heading, l.intro, extra) + (std::string(l.intro).empty() && extra.empty() ? "" : "\n\n") +
+           (lines.empty() ? std::string(l.none) + "\n" : lines);
+  };
+  md += list(text::wrong, text::errata_sentence(m.errata_line), lines_of(m.wrong)) + "\n";
+  md += list(text::not_reproduced, "", lines_of(m.not_reproduced)) + "\n";
   std::string holds_md;
-  for (const ReportPaper& p : m.papers) {
-    if (p.holding.empty()) continue;
-    holds_md += fmt::format("Paper {} ({} claims; closest to the paper's setup first, then the interval furthest inside its threshold, "
-                            "in standard errors; exact comparisons after the intervals):\n\n",
-                            p.id, p.holding.size());
-    holds_md += lines_of(p.holding) + "\n";
-  }
-  md += "### 3. What holds\n\n" + (holds_md.empty() ? std::string("Nothing.\n\n") : holds_md);
-  md += "### 4. What this scale cannot settle, and the job that would\n\nOnly claims still undecided in the run closest to the paper's "
-        "setup. The job is the run size n′ = n·(q·se / |θ̂ − threshold|)² at which this interval, its spread shrinking as √(n/n′), "
-        "would clear the threshold nearest its estimate; where θ̂ sits at a threshold, more runs may never settle it.\n\n" +
-        (m.unsettled.empty() ? std::string("Every statistical claim was settled.\n") : lines_of(m.unsettled)) + "\n";
-  if (!m.own_questions.empty())
-    md += "### Our own questions\n\nThe papers state none of these; they are never counted for or against a paper.\n\n" + lines_of(m.own_questions) + "\n";
+  for (const ReportPaper& p : m.papers)
+    if (!p.holding.empty()) holds_md += text::holding_intro(p.id, p.holding.size()) + "\n\n" + lines_of(p.holding) + "\n";
+  md += list(text::holds, "", holds_md) + (holds_md.empty() ? "\n" : "");
+  md += list(text::unsettled, "", lines_of(m.unsettled)) + "\n";
+  if (!m.own_questions.empty()) md += list(text::own_questions, "", lines_of(m.own_questions)) + "\n";
   md += "### Where we depart from the paper's setup\n\n" + (m.departures_md.empty() ? std::string("No check records a departure.\n") : m.departures_md) + "\n";
   md += m.at_scale_md;
   md += m.pricing_md;
