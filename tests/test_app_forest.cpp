@@ -35,8 +35,9 @@ TEST_CASE("forest_row: a direction in units of its effect that counts, else of i
   CHECK(c->equivalence);
   CHECK(c->lo == Approx(-0.5));
   CHECK(c->hi == Approx(0.25));
-  // No interval (a deterministic comparison), or nothing to scale by: no row.
+  // No interval and no stated comparison, or nothing to scale by: no row.
   CHECK_FALSE(forest_row({{"verdict", "holds"}, {"tolerance", {{"bound", 1.0}}}}, "d"));
+  CHECK_FALSE(forest_row({{"verdict", "holds"}, {"measured", 3.0}, {"predicted", "about 3"}, {"tolerance", json::object()}}, "d"));
   CHECK_FALSE(forest_row(direction(0.05, 0.01, 0.09, 0.0, 0.0), "e"));
 }
 
@@ -66,4 +67,45 @@ TEST_CASE("forest_figure: a segment per claim, one legend entry per verdict, thr
   const auto g = forest_figure("042", rows);
   CHECK(std::any_of(g.lines.begin(), g.lines.end(), [](const auto& l) { return l.vertical && l.at == -1; }));
   CHECK(verdict_color("no such verdict") == "#999999");
+}
+
+TEST_CASE("forest_row: an exact comparison sits at its deciding margin over the bound's size, 0 at the bound, right of 0 when "
+          "it passes", "[app][report][forest]") {
+  // A number against a printed bound: (9 − 8.1) / 9 = 0.1 for "≤ 9"; (0.05 − 0.1)/0.1 = −0.5 for "≥ 0.1".
+  const auto below = forest_row({{"verdict", "holds"}, {"measured", 8.1}, {"predicted", "≤ 9"}, {"tolerance", {{"abs", 0.0}}}}, "a");
+  REQUIRE(below);
+  CHECK(below->exact);
+  CHECK(below->estimate == Approx(0.1));
+  CHECK(below->lo == below->hi);
+  const auto above = forest_row({{"verdict", "erratum"}, {"measured", 0.05}, {"predicted", "≥ 0.1"}, {"tolerance", {{"abs", 0.0}}}}, "b");
+  REQUIRE(above);
+  CHECK(above->estimate == Approx(-0.5));
+  // An equality: 0 when it holds, left of 0 by the relative gap when not.
+  CHECK(forest_row({{"verdict", "holds"}, {"measured", 7}, {"predicted", 7}, {"tolerance", {{"abs", 0.0}}}}, "c")->estimate == 0.0);
+  CHECK(forest_row({{"verdict", "fails"}, {"measured", 6}, {"predicted", 8}, {"tolerance", {{"abs", 0.0}}}}, "c")->estimate == Approx(-0.25));
+  // app::count's points: for all points the worst margin decides; for k of n the k-th best. Margins here, (bound − measured)
+  // / max(|bound|, |measured|): 0.5, −0.5 (measured 2 over bound 1), 10/9 (measured −9 under bound 1).
+  const json points = json::array({{{"measured", 1.0}, {"bound", 2.0}}, {{"measured", 2.0}, {"bound", 1.0}}, {{"measured", -9.0}, {"bound", 1.0}}});
+  json all = {{"verdict", "erratum"}, {"measured", "2 of 3 points; worst margin -1"}, {"predicted", "measured ≤ bound at all 3 points"},
+              {"tolerance", {{"abs", 0.0}, {"required", 3}}}, {"detail", {{"points", points}}}};
+  CHECK(forest_row(all, "d")->estimate == Approx(-0.5));
+  all["tolerance"]["required"] = 2;
+  all["predicted"] = "measured ≤ bound at ≥ 2 of 3 points";
+  CHECK(forest_row(all, "d")->estimate == Approx(0.5));
+  // "measured > bound": the margin is measured − bound.
+  all["predicted"] = "measured > bound at all 3 points";
+  all["tolerance"]["required"] = 3;
+  CHECK(forest_row(all, "d")->estimate == Approx(-10.0 / 9));
+}
+
+TEST_CASE("forest_figure: an exact comparison is a diamond without a segment", "[app][report][forest]") {
+  std::vector<ForestRow> rows{*forest_row(direction(0.25, 0.1, 0.4, 0.5, 0.2), "interval"),
+                              *forest_row({{"verdict", "holds"}, {"measured", 8.1}, {"predicted", "≤ 9"}, {"tolerance", json::object()}}, "exact")};
+  const auto f = forest_figure("042", rows);
+  REQUIRE(f.series.size() == 1 + 2);  // one segment; the interval's estimate and the exact diamond
+  const auto diamond = std::find_if(f.series.begin(), f.series.end(), [](const auto& s) { return s.point_type == 13; });
+  REQUIRE(diamond != f.series.end());
+  REQUIRE(diamond->x.size() == 1);
+  CHECK(diamond->x[0] == Approx(0.1));
+  CHECK(diamond->y == std::vector<double>{1});
 }

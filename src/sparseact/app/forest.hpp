@@ -4,7 +4,11 @@
 // claim's units. A direction is scaled by its effect that counts (the paper's effect, its spread's lower end or a
 // prefixed threshold) or, where only the sign decides, by the effect its power is reported at (a smallest effect of
 // interest), and its interval is the one-sided 95 % bounds; an equivalence is scaled by its margin Δ, so ±Δ sit at
-// ±1. Colour comes from the verdict (Okabe–Ito, safe for colour-blind readers); a claim decided by a larger run than
+// ±1. A deterministic comparison (an exact check: a count over points, or a number against a printed bound) shows
+// its deciding margin on the same footing: the margin by which the deciding point passes its bound, divided by the
+// larger of |bound| and |measured|, a diamond at 0 when exactly at the bound, right of 0 when it passes, left when it
+// fails (in [−2, 2]). For a count that needs k of n points the deciding point is the k-th best; for all points, the
+// worst. Colour comes from the verdict (Okabe–Ito, safe for colour-blind readers); a claim decided by a larger run than
 // the default is marked in its label.
 #include <optional>
 #include <string>
@@ -22,10 +26,12 @@ struct ForestRow {
   double estimate = 0, lo = 0, hi = 0;  ///< θ̂ and its interval, in units of the threshold
   double scale = 0;                     ///< the threshold they were divided by, in the claim's units
   bool equivalence = false;             ///< thresholds at ±1 (else at 0 and 1)
+  bool exact = false;                   ///< a deterministic comparison: estimate = lo = hi = its relative deciding margin
 };
 
-/// The check's row, or nothing for a check without an interval (a deterministic comparison) or without a threshold
-/// to scale by. `label` is printed as given.
+/// The check's row, or nothing for a check with neither an interval and a threshold to scale it by, nor a comparison
+/// whose relation and bound its JSON states (`predicted` "≤ 9", or app::count's "measured < bound at …" with
+/// detail.points). `label` is printed as given.
 std::optional<ForestRow> forest_row(const nlohmann::json& check, std::string label);
 
 /// "#009e73" for holds, … (Okabe–Ito); gray for anything else.

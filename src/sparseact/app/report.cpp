@@ -430,8 +430,8 @@ void draw_forest(const fs::path& root, ReportPaper& paper, const std::vector<For
   for (const auto& r : rows) ++by_verdict[r.verdict];
   std::string counts;
   for (const auto& [v, n] : by_verdict) counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", n, v);
-  paper.forest_alt = fmt::format("Paper {}: {} statistical claims, each θ̂ and its interval divided by the threshold that decided it "
-                                 "(0: no effect, 1: the effect that counts): {}",
+  paper.forest_alt = fmt::format("Paper {}: {} claims, each θ̂ and its interval divided by the threshold that decided it "
+                                 "(0: no effect, 1: the effect that counts), each exact comparison as its deciding margin over its bound: {}",
                                  paper.id, rows.size(), counts);
   try {
     const plot::Figure fig = forest_figure(paper.id, rows);

@@ -299,8 +299,8 @@ Script build(const Figure& fig) {
     std::string with;
     switch (s.style) {
       case Style::lines: with = "lines"; break;
-      case Style::points: with = "points pt 7 ps 1.2"; break;
-      case Style::linespoints: with = "linespoints pt 7 ps 1.0"; break;
+      case Style::points: with = "points pt " + std::to_string(s.point_type) + " ps 1.2"; break;
+      case Style::linespoints: with = "linespoints pt " + std::to_string(s.point_type) + " ps 1.0"; break;
       case Style::steps: with = "steps"; break;
       case Style::impulses: with = "impulses"; grounded = true; break;
     }

@@ -25,6 +25,7 @@ struct Series {
   double width = 2.0;
   std::vector<double> yerr;  ///< empty, or one half-width per point
   bool dashed = false;
+  int point_type = 7;  ///< gnuplot's pt for points and linespoints: 7 a filled circle, 13 a filled diamond
 };
 
 /// Histogram of raw values; `density` normalises the area to 1 so a density can be overlaid.
