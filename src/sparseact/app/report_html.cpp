@@ -261,7 +261,7 @@ constexpr const char* kScript = R"(
       sec.hidden = !sec.querySelector('tbody.check:not([hidden])') && sec.querySelector('tbody.check') !== null;
     });
     var out = document.getElementById('shown');
-    out.textContent = shown + ' of ' + rows.length + ' checks shown';
+    out.textContent = shown + ' of ' + rows.length + ' checks shown in the papers\' sections';
     document.documentElement.dataset.shown = shown;
   }
   function changed() {
@@ -313,6 +313,15 @@ std::string report_html(const ReportModel& m) {
   h += kStyle;
   h += "</style>\n<script>window.addEventListener('error', function (e) { var d = document.documentElement.dataset; "
        "d.errors = (d.errors ? d.errors + ' | ' : '') + e.message; });</script>\n</head>\n<body>\n";
+  // The filters first (they stay at the top of the window): they select the rows of the papers' sections.
+  std::vector<std::pair<std::string, std::string>> papers, verdict_options, kind_options;
+  for (const ReportPaper& p : m.papers) papers.push_back({p.id, "paper " + p.id});
+  for (const std::string& v : verdicts) verdict_options.push_back({v, v});
+  for (const std::string& k : kinds) kind_options.push_back({k, k});
+  h += "<nav id=\"filters\" aria-label=\"filters\">\n" + select_html("paper", "Paper", papers) + select_html("kind", "Kind", kind_options) +
+       select_html("verdict", "Verdict", verdict_options) +
+       select_html("setup", "Setup", {{"paper", "at the paper's setup"}, {"departs", "departs from it"}}) +
+       "<label>Search <input id=\"f-q\" type=\"search\" placeholder=\"id, claim, statement\"></label>\n<output id=\"shown\"></output> <a href=\"#paper-sections\">to the checks</a>\n</nav>\n";
   h += block_html(md.substr(0, lists));
   namespace text = report_text;
   const auto list = [](const text::List& l, const std::string& extra, const std::vector<ReportItem>& items) {
@@ -330,15 +339,8 @@ std::string report_html(const ReportModel& m) {
   h += block_html("### Where we depart from the paper's setup\n\n" + (m.departures_md.empty() ? std::string("No check records a departure.\n") : m.departures_md) +
                   "\n" + m.at_scale_md + m.pricing_md);
 
-  // The filters, then one section per paper: its paragraph, its forest plot, one table of checks per analysis.
-  std::vector<std::pair<std::string, std::string>> papers, verdict_options, kind_options;
-  for (const ReportPaper& p : m.papers) papers.push_back({p.id, "paper " + p.id});
-  for (const std::string& v : verdicts) verdict_options.push_back({v, v});
-  for (const std::string& k : kinds) kind_options.push_back({k, k});
-  h += "<nav id=\"filters\" aria-label=\"filters\">\n" + select_html("paper", "Paper", papers) + select_html("kind", "Kind", kind_options) +
-       select_html("verdict", "Verdict", verdict_options) +
-       select_html("setup", "Setup", {{"paper", "at the paper's setup"}, {"departs", "departs from it"}}) +
-       "<label>Search <input id=\"f-q\" type=\"search\" placeholder=\"id, claim, statement\"></label>\n<output id=\"shown\"></output>\n</nav>\n";
+  // One section per paper: its paragraph, its forest plot, one table of checks per analysis.
+  h += "<div id=\"paper-sections\"></div>\n";
   for (const ReportPaper& p : m.papers) {
     h += fmt::format("<section class=\"paper\" id=\"paper-{0}\">\n<h2>Paper {0}</h2>\n", escape(p.id)) + block_html(p.brief_md);
     if (!p.forest_name.empty())
