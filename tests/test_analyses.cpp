@@ -660,13 +660,15 @@ TEST_CASE("sparseact_report --bench prints one row per speed check with the rati
   faster["tolerance"]["verdict"] = "holds";
   faster["holds"] = true;
   faster["verdict"] = "holds";
-  std::ofstream(root / "fake_bench@kernels" / "fake_bench.json") << json{{"analysis", "fake_bench"}, {"checks", {faster}}}.dump();
+  std::ofstream(root / "fake_bench@kernels" / "fake_bench.json")
+      << json{{"analysis", "fake_bench"}, {"checks", {faster}}, {"environment", {{"openblas_core", "Zen"}, {"cpu_model", "AMD EPYC 7B13"}}}}.dump();
   const Run r = run("sparseact_report --bench " + root.string());
   INFO(r.output);
   REQUIRE(r.code == 0);
   // A speed check written before verdicts said "does not hold" in its tolerance: a missed target.
-  CHECK(r.output.find("| fake_bench | speedup | 2 | 7 | 3.5× | 4× | 5.0% | **contradicted** |") != std::string::npos);
-  CHECK(r.output.find("| fake_bench@kernels | speedup | 1 | 7 | 7× | 4× | 5.0% | holds |") != std::string::npos);
+  CHECK(r.output.find("| fake_bench | ? | ? | speedup | 2 | 7 | 3.5× | 4× | 5.0% | **contradicted** |") != std::string::npos);
+  // Each row names the kernel set and the CPU it ran on (issue 50).
+  CHECK(r.output.find("| fake_bench@kernels | Zen | AMD EPYC 7B13 | speedup | 1 | 7 | 7× | 4× | 5.0% | holds |") != std::string::npos);
   CHECK(r.output.find("agree") == std::string::npos);
   CHECK(r.output.find("2 speed checks") != std::string::npos);
   CHECK(fs::exists(root / "BENCH.md"));

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cerrno>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -49,6 +50,18 @@ inline int blas_threads(int requested) {
   return requested > 0 ? requested : static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
 }
 
+/// The CPU's name as /proc/cpuinfo gives it ("AMD EPYC 7B13", "Intel(R) Xeon(R) Processor"); "" where it does not.
+inline std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos) {
+      std::string name = line.substr(line.find(':') + 1);
+      name.erase(0, name.find_first_not_of(" \t"));
+      return name;
+    }
+  return {};
+}
+
 /// Writes the BLAS a benchmark ran on into its JSON's `environment` when the body ends (a guard at
 /// the body's top; the body pins the BLAS threads it wants first): OpenBLAS's kernel set, its build
 /// and its thread count beside the load. A ratio measured on generic kernels is not comparable with one
@@ -62,6 +75,7 @@ struct RecordBlas {
     result.environment["openblas_threads"] = b.threads;
     result.environment["openblas_config"] = b.config;
     result.environment["cpu"] = b.cpu;
+    result.environment["cpu_model"] = cpu_model();  // BENCH.md's row per kernel set names the CPU (issue 50)
   }
   RecordBlas(const RecordBlas&) = delete;
   RecordBlas& operator=(const RecordBlas&) = delete;

@@ -813,7 +813,10 @@ std::string report_markdown(const ReportModel& m) {
 }
 
 std::string bench_table(const fs::path& root, int& rows) {
-  std::string md = "| benchmark | check | ours (median s) | peer (median s) | ratio | target | spread | verdict |\n|---|---|---|---|---|---|---|---|\n";
+  // One row per kernel set (issue 50): OpenBLAS's kernels and the CPU, from the run's environment; "?" for a run that
+  // did not record them (written before benchmarks did).
+  std::string md = "| benchmark | kernels | CPU | check | ours (median s) | peer (median s) | ratio | target | spread | verdict |\n"
+                   "|---|---|---|---|---|---|---|---|---|---|\n";
   rows = 0;
   // A benchmark rerun under other conditions sits beside it as <name>@<variant>/ (e.g. other OpenBLAS kernels).
   for (const auto& [name, r] : read_results(root, true))
@@ -823,7 +826,12 @@ std::string bench_table(const fs::path& root, int& rows) {
       if (!tol.is_object() || !tol.contains("target") || !detail.is_object() || !detail.contains("ours_s") || !detail.contains("peer_s")) continue;
       const double ours = stats::median(detail["ours_s"].get<std::vector<double>>());
       const double peer = stats::median(detail["peer_s"].get<std::vector<double>>());
-      md += fmt::format("| {} | {} | {:.4g} | {:.4g} | {:.3g}× | {:g}× | {:.1f}% | {} |\n", name, c.value("id", "?"), ours, peer, peer / ours,
+      const json& env = r.value("environment", json::object());
+      const auto recorded = [&](const char* key) {
+        return env.is_object() && env.value(key, json()).is_string() && !env[key].get<std::string>().empty() ? env[key].get<std::string>() : std::string("?");
+      };
+      md += fmt::format("| {} | {} | {} | {} | {:.4g} | {:.4g} | {:.3g}× | {:g}× | {:.1f}% | {} |\n", name, recorded("openblas_core"),
+                        recorded("cpu_model"), c.value("id", "?"), ours, peer, peer / ours,
                         tol["target"].get<double>(), 100 * tol.value("relative_spread", 0.0), verdict_cell(c));
       ++rows;
     }

@@ -1,6 +1,7 @@
 #include <sparseact/spectral/spectrum.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstddef>
 #include <limits>
@@ -46,7 +47,10 @@ lapack_int query_size(double w) { return std::max<lapack_int>(1, static_cast<lap
 /// threads, which made dsyevd_2stage slower on two threads than on one), so it runs serial; dsterf
 /// is serial in any case. Same calls, arguments and band width kd as LAPACK's own driver, so with
 /// serial BLAS the eigenvalues are dsyevd_2stage's bit for bit (tests/test_spectrum_speed_paths.cpp).
-Eigen::VectorXd two_stage_eigenvalues(Eigen::MatrixXd& A) {
+Eigen::VectorXd two_stage_eigenvalues(Eigen::MatrixXd& A, lapack_int kd_wanted = 0, TwoStageSeconds* seconds = nullptr) {
+  using clock = std::chrono::steady_clock;
+  const auto since = [](clock::time_point t0) { return std::chrono::duration<double>(clock::now() - t0).count(); };
+  auto t0 = clock::now();
   const auto m = static_cast<lapack_int>(A.rows());
   Eigen::VectorXd w(m);
   // dsyevd_2stage scales a matrix whose largest entry is near under- or overflow into
@@ -61,7 +65,8 @@ Eigen::VectorXd two_stage_eigenvalues(Eigen::MatrixXd& A) {
   if (sigma != 1) check_info("dlascl", LAPACKE_dlascl(LAPACK_COL_MAJOR, 'L', 0, 0, 1.0, sigma, m, m, A.data(), m));
 
   const lapack_int one = 1, none = -1, query = -1;
-  const lapack_int kd = ilaenv2stage_(&one, "DSYTRD_2STAGE", "N", &m, &none, &none, &none, 13, 1);
+  const lapack_int kd = kd_wanted > 0 ? std::min<lapack_int>(kd_wanted, std::max<lapack_int>(1, m - 1))
+                                       : ilaenv2stage_(&one, "DSYTRD_2STAGE", "N", &m, &none, &none, &none, 13, 1);
   const lapack_int ldab = kd + 1;
   Eigen::VectorXd AB(static_cast<Eigen::Index>(ldab) * m), tau(std::max<lapack_int>(1, m - kd)), E(std::max<lapack_int>(1, m - 1));
   lapack_int info = 0;
@@ -72,6 +77,7 @@ Eigen::VectorXd two_stage_eigenvalues(Eigen::MatrixXd& A) {
   Eigen::VectorXd work(lwork);
   dsytrd_sy2sb_("L", &m, &kd, A.data(), &m, AB.data(), &ldab, tau.data(), work.data(), &lwork, &info, 1);
   check_info("dsytrd_sy2sb", info);
+  if (seconds) seconds->kd = kd, seconds->band = since(t0), t0 = clock::now();
   {
     const ScopedBlasThreads serial(1);
     double hous_size = 0, work_size = 0;
@@ -82,8 +88,10 @@ Eigen::VectorXd two_stage_eigenvalues(Eigen::MatrixXd& A) {
     dsytrd_sb2st_("Y", "N", "L", &m, &kd, AB.data(), &ldab, w.data(), E.data(), hous.data(), &lhous, work2.data(), &lwork2, &info, 1, 1, 1);
     check_info("dsytrd_sb2st", info);
   }
+  if (seconds) seconds->tridiagonal = since(t0), t0 = clock::now();
   check_info("dsterf", LAPACKE_dsterf(m, w.data(), E.data()));
   if (sigma != 1) w *= 1 / sigma;  // dscal by 1/σ, as the driver does
+  if (seconds) seconds->dsterf = since(t0);
   return w;
 }
 
@@ -211,6 +219,12 @@ ExtremeEigenvalues kkt_extreme_eigenvalues(const Eigen::MatrixXd& K, int nev, do
   e.largest = estimators::lanczos_eigenvalues(op, nev, true, tol, &e.iterations);
   e.smallest = estimators::lanczos_eigenvalues(op, nev, false, tol, &e.iterations);
   return e;
+}
+
+Eigen::VectorXd two_stage_eigenvalues_timed(Eigen::MatrixXd A, int kd, TwoStageSeconds& seconds) {
+  if (A.rows() != A.cols() || A.rows() < 2) throw std::invalid_argument("two_stage_eigenvalues_timed: need a square matrix of order ≥ 2");
+  if (kd < 0) throw std::invalid_argument("two_stage_eigenvalues_timed: kd must be ≥ 0 (0: LAPACK's choice)");
+  return two_stage_eigenvalues(A, static_cast<lapack_int>(kd), &seconds);
 }
 
 }  // namespace sparseact::spectral

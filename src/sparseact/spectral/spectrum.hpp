@@ -80,6 +80,19 @@ Eigen::VectorXd kkt_eigenvalues_direct(const Eigen::MatrixXd& K);
 /// EigenSolver); only the lower triangle is read, and A is overwritten (pass it by move).
 Eigen::VectorXd symmetric_eigenvalues(Eigen::MatrixXd A, EigenSolver solver = EigenSolver::automatic);
 
+/// The stages of the two-stage solver, timed (benchmarks: where the time goes, bench/spectrum_stages).
+struct TwoStageSeconds {
+  int kd = 0;               ///< the band width used
+  double band = 0;          ///< dense → band, dsytrd_sy2sb (level-3 BLAS, BLAS's threads)
+  double tridiagonal = 0;   ///< band → tridiagonal, dsytrd_sb2st (bulge chasing, one thread)
+  double dsterf = 0;        ///< the tridiagonal eigenvalues
+};
+
+/// symmetric_eigenvalues' two-stage path with its stages timed, at band width `kd` (0: LAPACK's ilaenv2stage, what
+/// kkt_spectrum uses). Only the lower triangle of A is read. Another kd changes the rounding, not the eigenvalues
+/// beyond it (≤ 1e-12 relative to λ_max on the tests' matrices).
+Eigen::VectorXd two_stage_eigenvalues_timed(Eigen::MatrixXd A, int kd, TwoStageSeconds& seconds);
+
 struct ExtremeEigenvalues {
   Eigen::VectorXd largest;   ///< descending
   Eigen::VectorXd smallest;  ///< ascending
