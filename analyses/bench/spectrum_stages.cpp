@@ -73,7 +73,9 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help
+    std::fprintf(stderr, "spectrum_stages: error: %s\n", e.what());  // bad input: one line, exit 2
+    return 2;
   }
   bench::blas_threads(threads);
   const BlasInfo blas = blas_info();
