@@ -135,14 +135,18 @@ def main():
         check(os.path.getsize(page) < 1 << 20, f"the page without its figures is under 1 MB ({os.path.getsize(page)} bytes)")
 
         profile = os.path.join(work, "profile")
-        base = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
-                f"--user-data-dir={profile}", "--virtual-time-budget=2000"]
+        # --disable-dev-shm-usage: a container's small /dev/shm crashes Chromium's renderer.
+        base = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+                "--disable-extensions", f"--user-data-dir={profile}", "--virtual-time-budget=2000"]
 
         def dump(fragment):
-            r = subprocess.run(base + ["--enable-logging=stderr", "--v=0", "--dump-dom", f"file://{page}#{fragment}"],
-                               capture_output=True, text=True, timeout=120)
-            p = Page()
-            p.feed(r.stdout)
+            for attempt in range(2):  # a renderer that dies under load gets one more try; a page that fails, none
+                r = subprocess.run(base + ["--enable-logging=stderr", "--v=0", "--dump-dom", f"file://{page}#{fragment}"],
+                                   capture_output=True, text=True, timeout=120)
+                p = Page()
+                p.feed(r.stdout)
+                if p.checks:
+                    break
             console = [l for l in r.stderr.splitlines() if "CONSOLE" in l and re.search(r"error|uncaught", l, re.I)]
             return r, p, console
 
