@@ -220,7 +220,7 @@ TEST_CASE("sparseact_report counts every verdict and kind, lists what is wrong, 
   };
   const json checks = {
       check("ok", "claim", "holds", {{"statement", "a <b> & \"c\""}}),
-      check("refuted", "claim", "contradicted", {{"note", "the interval lies below 0"}}),
+      check("refuted", "claim", "contradicted", {{"note", "the interval lies below 0, [-2, -1]; see [ERRATA](../ERRATA.md)"}}),
       check("misprint", "claim", "erratum"),
       check("small", "claim", "inconclusive",
             {{"power", {{"power", 0.31}, {"effect", 0.5}, {"effect_source", "stated"}, {"n", 3}, {"unit", "seeds per arm"}, {"n_for_80", 12}}},
@@ -252,6 +252,8 @@ TEST_CASE("sparseact_report counts every verdict and kind, lists what is wrong, 
     CHECK(page.find("data-paper=\"042\" data-kind=\"claim\" data-verdict=\"inconclusive\" data-setup=\"departs\"") != std::string::npos);
     CHECK(page.find("<li data-paper=\"042\" data-verdict=\"contradicted\"><a href=\"#fake\">fake › refuted</a>") != std::string::npos);
     CHECK(page.find("a &lt;b&gt; &amp; &quot;c&quot;") != std::string::npos);
+    // A bracketed interval before a link stays text; the link is relocated one folder up (the page is in report/).
+    CHECK(page.find("the interval lies below 0, [-2, -1]; see <a href=\"../../ERRATA.md\">ERRATA</a>") != std::string::npos);
     CHECK(page.find("<b>") == std::string::npos);
   }
   const auto section = [&](const std::string& title) {

@@ -69,9 +69,11 @@ std::string inline_html(const std::string& md) {
     }
     const bool image = c == '!' && i + 1 < md.size() && md[i + 1] == '[';
     if (image || c == '[') {
+      // A link's text holds no bracket: "[0.1, 0.3]" before a later link stays text.
       const std::size_t open = i + (image ? 1 : 0);
-      const std::size_t mid = closing("](", open + 1);
-      const std::size_t end = mid == std::string::npos ? mid : closing(")", mid + 2);
+      const std::size_t mid = md.find_first_of("[]", open + 1);
+      const bool link = mid != std::string::npos && md.compare(mid, 2, "](") == 0;
+      const std::size_t end = link ? closing(")", mid + 2) : std::string::npos;
       if (end != std::string::npos && md.find('\n', open) > end) {
         const std::string text = md.substr(open + 1, mid - open - 1), href = relocate(md.substr(mid + 2, end - mid - 2));
         out += image ? fmt::format("<img src=\"{}\" alt=\"{}\">", escape(href), escape(text))
