@@ -250,7 +250,7 @@ TEST_CASE("sparseact_report counts every verdict and kind, lists what is wrong, 
     CHECK(page.find("<tr><td>042</td><td>2</td><td>1</td><td>1</td><td>1</td><td>1</td><td>1</td><td>1</td><td>1</td><td>1</td><td>1 (0)</td></tr>") !=
           std::string::npos);
     CHECK(page.find("data-paper=\"042\" data-kind=\"claim\" data-verdict=\"inconclusive\" data-setup=\"departs\"") != std::string::npos);
-    CHECK(page.find("<li data-paper=\"042\" data-verdict=\"contradicted\"><a href=\"#fake\">fake › refuted</a>") != std::string::npos);
+    CHECK(page.find("<li data-paper=\"042\" data-kind=\"claim\" data-verdict=\"contradicted\"><a href=\"#fake\">fake › refuted</a>") != std::string::npos);
     CHECK(page.find("a &lt;b&gt; &amp; &quot;c&quot;") != std::string::npos);
     // A bracketed interval before a link stays text; the link is relocated one folder up (the page is in report/).
     CHECK(page.find("the interval lies below 0, [-2, -1]; see <a href=\"../../ERRATA.md\">ERRATA</a>") != std::string::npos);

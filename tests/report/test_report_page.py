@@ -41,11 +41,13 @@ class Page(html.parser.HTMLParser):
 
     def __init__(self):
         super().__init__()
-        self.checks, self.first_table, self.root, self.alts = [], [], {}, []
+        self.checks, self.items, self.first_table, self.root, self.alts = [], [], [], {}, []
         self._table_depth, self._tables_seen, self._cell, self._row = 0, 0, None, None
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
+        if tag == "li" and "data-paper" in a:
+            self.items.append(a)
         if tag == "html":
             self.root = a
         elif tag == "tbody" and "check" in (a.get("class") or "").split():
@@ -163,6 +165,8 @@ def main():
         check(everything.first_table[1:] == [[c.replace("\\|", "|") for c in cells] for cells in table.values()],
               "the page's counts table is REPORT.md's, cell for cell")
         check(all(a for a in everything.alts) and everything.alts, f"every image has alt text ({len(everything.alts)} images)")
+        check(everything.items and not any("hidden" in i for i in everything.items),
+              f"unfiltered, every list line is shown ({len(everything.items)} lines)")
 
         # Filters, against REPORT.md's counts: each paper's claims by verdict, and every kind.
         filters = []
@@ -184,6 +188,10 @@ def main():
             check(len(shown) == expected and matches and p.root.get("data-shown") == str(expected) and not console
                   and "data-errors" not in p.root,
                   f"#{fragment}: {len(shown)} rows shown, REPORT.md counts {expected}; all match: {matches}")
+            # The lists' lines follow the filters too (all but the setup).
+            lines = [i for i in p.items if "hidden" not in i]
+            check(all(i.get(f"data-{k}") == v for i in lines for k, v in want.items() if k != "setup"),
+                  f"#{fragment}: the {len(lines)} list lines shown all match")
 
         some = everything.checks[len(everything.checks) // 2]
         word = some["data-text"].split()[2]  # a check id

@@ -665,7 +665,8 @@ ReportModel build_report(const fs::path& root, std::vector<std::string>& offence
         }
         if (kind == "own-question") {
           ++t.own;
-          model.own_questions.push_back({paper_id, name, row.id, v, fmt::format("- [{} › {}](#{}): {} — {}\n", name, row.id, name, row.statement, verdict_cell(c))});
+          model.own_questions.push_back(
+              {paper_id, name, row.id, v, fmt::format("- [{} › {}](#{}): {} — {}\n", name, row.id, name, row.statement, verdict_cell(c)), kind});
           continue;
         }
         if (kind == "observation") {

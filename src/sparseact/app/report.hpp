@@ -47,6 +47,7 @@ struct ReportAnalysis {
 /// questions), with the fields a filter needs.
 struct ReportItem {
   std::string paper, analysis, id, verdict, md;
+  std::string kind = "claim";  ///< "own-question" in our own questions' list
 };
 
 struct ReportPaper {

@@ -177,7 +177,8 @@ std::string items_html(const std::vector<ReportItem>& items, const std::string& 
   for (const ReportItem& x : items) {
     std::string md = x.md.substr(x.md.rfind("- ", 0) == 0 ? 2 : 0);
     while (!md.empty() && md.back() == '\n') md.pop_back();
-    out += fmt::format("<li data-paper=\"{}\" data-verdict=\"{}\">{}</li>\n", escape(x.paper), escape(x.verdict), inline_html(md));
+    out += fmt::format("<li data-paper=\"{}\" data-kind=\"{}\" data-verdict=\"{}\">{}</li>\n", escape(x.paper), escape(x.kind), escape(x.verdict),
+                       inline_html(md));
   }
   return out + "</ul>\n";
 }
@@ -259,11 +260,17 @@ constexpr const char* kScript = R"(
       tb.hidden = !ok;
       if (ok) shown++;
     });
+    // The lists' lines follow the same filters but the setup (a line names its run's setup in words).
+    document.querySelectorAll('ul.items li').forEach(function (li) {
+      var d = li.dataset;
+      li.hidden = !((!s.paper || d.paper === s.paper) && (!s.kind || d.kind === s.kind) && (!s.verdict || d.verdict === s.verdict) &&
+        (!q || li.textContent.toLowerCase().indexOf(q) >= 0));
+    });
     document.querySelectorAll('section.analysis, section.paper').forEach(function (sec) {
       sec.hidden = !sec.querySelector('tbody.check:not([hidden])') && sec.querySelector('tbody.check') !== null;
     });
     var out = document.getElementById('shown');
-    out.textContent = shown + ' of ' + rows.length + ' checks shown in the papers\' sections';
+    out.textContent = shown + ' of ' + rows.length + ' checks shown in the papers\' sections (the lists follow the filters too)';
     document.documentElement.dataset.shown = shown;
   }
   function changed() {
