@@ -25,20 +25,13 @@
 #include <sparseact/core/stats.hpp>
 #include <sparseact/nn/data.hpp>
 #include <sparseact/routing/mask_policy.hpp>
+#include <sparseact/routing/train_grid.hpp>
 
 using namespace sparseact;
 using namespace sparseact::app;
 using namespace sparseact::routing;
 
 namespace {
-
-struct RunKey {
-  Policy model;
-  int width;
-  double sparsity;  ///< 1 − p_k; 0 for the standard model
-  int seed;
-  int epochs;       ///< the grid's --epochs, or --small-epochs for standard_beats_comet_small's runs
-};
 
 /// The effect that counts in every accuracy comparison: §5.2.1 prints no accuracies and Figure 4 shows
 /// them only as curves (no gap is printed in the text), so a stated smallest effect of interest.
@@ -86,95 +79,35 @@ int main(int argc, char** argv) {
     const std::vector<double> widths = parse_number_list("--widths", widths_text, 2, 100000, true);
     const std::vector<double> sparsities = parse_number_list("--sparsity", sparsity_text, 0, 0.999999);
     std::vector<Policy> models;
-    if (models_text.empty()) models = all_policies();
-    else
-      for (const std::string& m : CLI::detail::split(models_text, ','))
-        try { models.push_back(parse_policy(m)); } catch (const std::invalid_argument& e) { throw InputError(std::string("--models: ") + e.what()); }
+    try { models = parse_policies(models_text); } catch (const std::invalid_argument& e) { throw InputError(std::string("--models: ") + e.what()); }
     const nn::Dataset train = nn::fashion_mnist("train", train_n, 1), test = nn::fashion_mnist("test", test_n, 1);
 
-    // --- Run: one work item per (model, width, sparsity, seed); the standard model once per width ---
-    std::vector<RunKey> runs;
-    for (double w : widths)
-      for (int s = 0; s < seeds; ++s)
-        for (Policy m : models) {
-          if (m == Policy::standard) { runs.push_back({m, int(w), 0.0, s, epochs}); continue; }
-          for (double sp : sparsities) runs.push_back({m, int(w), sp, s, epochs});
-        }
-    // standard_beats_comet_small's own runs: the standard and COMET models at the smallest width and 1 − p_k = 0.9, trained
-    // --small-epochs (same θ_0, router and data order as the grid's runs of that seed).
-    const bool has_small = std::find(models.begin(), models.end(), Policy::standard) != models.end() &&
-                           std::find(models.begin(), models.end(), Policy::comet) != models.end() &&
-                           std::find(sparsities.begin(), sparsities.end(), 0.9) != sparsities.end();
-    const int small_run_epochs = has_small && small_epochs > epochs ? small_epochs : epochs;
-    if (small_run_epochs != epochs)
-      for (int s = 0; s < seeds; ++s) {
-        runs.push_back({Policy::standard, int(widths.front()), 0.0, s, small_run_epochs});
-        runs.push_back({Policy::comet, int(widths.front()), 0.9, s, small_run_epochs});
-      }
-    const auto config = [&](const RunKey& k) {
+    // --- Run: one work item per (model, width, sparsity, seed), the standard model once per width; then
+    // standard_beats_comet_small's own runs of --small-epochs (routing/train_grid.hpp) ---------------
+    const int small_run_epochs = small_comparison_epochs(models, sparsities, epochs, small_epochs);
+    GridResults grid{figure4_runs(widths, sparsities, models, seeds, epochs, small_epochs), {}};
+    const std::vector<GridRun>& runs = grid.runs;
+    const auto config = [&](const GridRun& k) {
       return TrainRunConfig{.widths = {784, k.width, k.width, k.width, 10},
                             .policy = {.policy = k.model, .p_k = 1 - k.sparsity, .tied_fraction = tied_fraction, .l1 = l1, .router_hidden = router_hidden},
                             .epochs = k.epochs, .batch = batch, .lr = lr, .seed = a.common.seed, .replicate = std::uint64_t(k.seed),
                             .device = a.common.device};
     };
-    const std::vector<Record> records = a.sweep({
+    grid.records = a.sweep({
         .label = "training runs", .count = runs.size(),
-        .key = [&](std::size_t i) {
-          const std::string key = fmt::format("model={} width={} sparsity={:g} seed={}", to_string(runs[i].model), runs[i].width, runs[i].sparsity, runs[i].seed);
-          return runs[i].epochs == epochs ? key : fmt::format("{} epochs={}", key, runs[i].epochs);
-        },
-        .cost = [&](std::size_t i) {
-          return double(runs[i].epochs) * runs[i].width * (784 + 2.0 * runs[i].width) * (runs[i].model == Policy::smaller ? 1 - runs[i].sparsity : 1.0);
-        },
-        .item = [&](std::size_t i) {
-          const TrainRun t = train_masked(config(runs[i]), train, test);
-          return Record().set("test_acc", t.test_acc).set("train_loss", t.train_loss).set("test_acc_all_on", t.test_acc_all_on)
-              .set("on_gpu", t.device == Device::cuda ? 1.0 : 0.0);
-        }});
-    if (a.common.device == Device::cuda) {  // cuda/plain_train.hpp covers the policies whose masks depend on the batch alone
-      std::size_t on_gpu = 0;
-      for (const Record& rec : records) on_gpu += rec.num("on_gpu") == 1.0;
+        .key = [&](std::size_t i) { return sweep_key(runs[i], epochs); },
+        .cost = [&](std::size_t i) { return sweep_cost(runs[i]); },
+        .item = [&](std::size_t i) { return to_record(train_masked(config(runs[i]), train, test)); }});
+    if (a.common.device == Device::cuda)  // cuda/plain_train.hpp covers the policies whose masks depend on the batch alone
       r.data["devices"] = fmt::format("{} of {} training runs on the GPU (standard, smaller, topk, comet, layerwise); dropout, bernoulli, "
-                                      "example_tied, l1 and the MoE models on the CPU", on_gpu, records.size());
-    }
+                                      "example_tied, l1 and the MoE models on the CPU", grid.on_gpu(), runs.size());
 
-    // --- Tables: curves, and final accuracies by (model, width, sparsity) over seeds -------------------
-    Table curves{"curves", {"model", "width", "sparsity", "seed", "epochs", "epoch", "test_acc", "train_loss", "test_acc_all_on"}, {}};
     // At lr 0.05 test accuracy jumps by points between epochs (issue 28): beside the last epoch, the
-    // mean over the last kLast epochs, a steadier reading of where a model has got to.
+    // mean over the last kLastEpochs epochs, a steadier reading of where a model has got to.
     const std::size_t last_k = std::min<std::size_t>(kLastEpochs, std::size_t(std::max(epochs, 0)));
-    const auto acc_by_seed = [&](Policy m, int w, double sp, std::size_t last, int ep) {
-      std::vector<double> v;
-      for (std::size_t i = 0; i < runs.size(); ++i)
-        if (runs[i].model == m && runs[i].width == w && (m == Policy::standard || runs[i].sparsity == sp) && runs[i].epochs == ep &&
-            !records[i].arr("test_acc").empty()) {
-          const auto& acc = records[i].arr("test_acc");
-          stats::RunningMean mean;
-          for (std::size_t e = acc.size() - std::min(last, acc.size()); e < acc.size(); ++e) mean.push(acc[e]);
-          v.push_back(mean.mean());
-        }
-      return v;
-    };
-    const auto final_acc = [&](Policy m, int w, double sp, int ep) { return acc_by_seed(m, w, sp, 1, ep); };
-    // The final training loss of every seed's run against the constant predictor's (DESIGN.md: a model within 1 % of it did
-    // not train, and a comparison with it is not evidence).
+    // Every run's final training loss against the constant predictor's (DESIGN.md: a model within 1 % of it did not
+    // train, and a comparison with it is not evidence).
     const double constant_loss = constant_predictor_loss(train.labels, 10);
-    const auto trained = [&](Policy m, int w, double sp, int ep) {
-      TrainedRecord rec{{}, constant_loss};
-      for (std::size_t i = 0; i < runs.size(); ++i)
-        if (runs[i].model == m && runs[i].width == w && (m == Policy::standard || runs[i].sparsity == sp) && runs[i].epochs == ep &&
-            !records[i].arr("train_loss").empty())
-          rec.final_train_loss.push_back(records[i].arr("train_loss").back());
-      return rec;
-    };
-    for (std::size_t i = 0; i < runs.size(); ++i) {
-      const auto& acc = records[i].arr("test_acc");
-      const auto& loss = records[i].arr("train_loss");
-      const auto& all_on = records[i].arr("test_acc_all_on");
-      for (std::size_t e = 0; e < acc.size(); ++e)
-        curves.add_row({double(runs[i].model), double(runs[i].width), runs[i].sparsity, double(runs[i].seed), double(runs[i].epochs), double(e + 1), acc[e], loss[e],
-                        all_on.empty() ? std::nan("") : all_on[e]});
-    }
 
     // --- Checks (final accuracy, paired by seed: one-sided direction and TOST) ------------------------
     const int wmax = int(widths.back()), wmin = int(widths.front());
@@ -190,18 +123,6 @@ int main(int argc, char** argv) {
     const auto departure = [&](int ep) {
       return fmt::format("Fashion-MNIST for CIFAR-10, {} epochs (A.1: 100), SGD lr {:g} (A.1: 1e-4), widths {}", ep, lr, widths_text);
     };
-    // A comparison with a model whose final training loss stayed within 1 % of the constant predictor's is not evidence.
-    const auto require_trained = [&](Check& c, Policy a_model, Policy b_model, int w, double sp, int ep) {
-      const TrainedRecord ra = trained(a_model, w, sp, ep), rb = trained(b_model, w, sp, ep);
-      c.detail["final_train_loss"] = {{to_string(a_model), ra.to_json()}, {to_string(b_model), rb.to_json()}};
-      std::string reason;
-      for (const auto& [m, rec] : {std::pair{a_model, ra}, std::pair{b_model, rb}})
-        if (rec.not_trained() > 0)
-          reason += fmt::format("{} did not train in {} of {} seeds (final training loss {:.4f}, constant predictor's {:.4f}; within 1 % "
-                                "of it means chance). ",
-                                to_string(m), rec.not_trained(), rec.final_train_loss.size(), fmt::join(rec.final_train_loss, ", "), constant_loss);
-      if (!reason.empty()) not_evidence_untrained(c, reason + "A comparison with a model that did not train is inconclusive (DESIGN.md).");
-    };
     // Accuracy differences lie in [−1, 1], and so do their printed bounds.
     const auto accuracy_evidence = [](const stats::TTest& t) {
       Evidence e = evidence(t, t.n, "seeds (paired)", "paired t over seeds");
@@ -211,9 +132,9 @@ int main(int argc, char** argv) {
     const auto compare = [&](const std::string& id, Policy better, Policy worse, int w, double sp, int ep, const std::string& statement,
                              const std::string& extra) {
       if (!has(better) || !has(worse) || !has_sp(sp) || ep == 0) return;
-      const stats::TTest t = stats::paired_t_test(final_acc(better, w, sp, ep), final_acc(worse, w, sp, ep), stats::Alternative::greater);
+      const stats::TTest t = stats::paired_t_test(grid.accuracy(better, w, sp, ep), grid.accuracy(worse, w, sp, ep), stats::Alternative::greater);
       const std::size_t last = std::min<std::size_t>(kLastEpochs, std::size_t(ep));
-      const stats::TTest tk = stats::paired_t_test(acc_by_seed(better, w, sp, last, ep), acc_by_seed(worse, w, sp, last, ep), stats::Alternative::greater);
+      const stats::TTest tk = stats::paired_t_test(grid.accuracy(better, w, sp, ep, last), grid.accuracy(worse, w, sp, ep, last), stats::Alternative::greater);
       Check& c = direction(a, {.id = id, .claim = "§5.2.1, Figure 4", .statement = statement,
                                .note = fmt::format("width {}, 1 − p_k = {:g}, {} epochs: {} − {} = {:+.4f} at the last epoch (paired over {} seeds, se {:.4f}; "
                                                    "the verdict's reading); over the mean of the last {} epochs {:+.4f} (se {:.4f}). {}{}",
@@ -223,7 +144,8 @@ int main(int argc, char** argv) {
                                           {"last_epochs_std_error", tk.std_error}},
                                .departure = departure(ep)},
                            accuracy_evidence(t), {kAccuracyEffect, kAccuracyEffectSource, false});
-      require_trained(c, better, worse, w, sp, ep);
+      require_trained(c, {{to_string(better), grid.trained(better, w, sp, ep, constant_loss)},
+                          {to_string(worse), grid.trained(worse, w, sp, ep, constant_loss)}});
     };
     compare("comet_beats_standard_large", Policy::comet, Policy::standard, wmax, 0.5, epochs,
             "large model, 1 − p_k = 0.5: COMET's test accuracy > the standard MLP's", "");
@@ -239,8 +161,9 @@ int main(int argc, char** argv) {
             "COMET > Bernoulli masks fixed per example (§2: input-dependent beats random routing)", "");
     compare("comet_beats_example_tied", Policy::comet, Policy::example_tied, wmax, 0.5, epochs, "COMET > example-tied dropout (§2)", "");
     if (has(Policy::smaller) && has(Policy::standard) && has_sp(0.5) && epochs > 0) {
-      const stats::TTest t = stats::paired_t_test(final_acc(Policy::smaller, wmax, 0.5, epochs), final_acc(Policy::standard, wmax, 0.5, epochs));
-      const stats::TTest tk = stats::paired_t_test(acc_by_seed(Policy::smaller, wmax, 0.5, last_k, epochs), acc_by_seed(Policy::standard, wmax, 0.5, last_k, epochs));
+      const stats::TTest t = stats::paired_t_test(grid.accuracy(Policy::smaller, wmax, 0.5, epochs), grid.accuracy(Policy::standard, wmax, 0.5, epochs));
+      const stats::TTest tk = stats::paired_t_test(grid.accuracy(Policy::smaller, wmax, 0.5, epochs, last_k),
+                                                   grid.accuracy(Policy::standard, wmax, 0.5, epochs, last_k));
       Check& c = equivalent(a, {.id = "smaller_matches_standard", .claim = "§5.2.1, Figure 4",
                                 .statement = "at the largest width a smaller dense model (round(p_k N) units, 1 − p_k = 0.5) matches the standard one: "
                                              "|smaller − standard| < Δ (TOST, paired by seed)",
@@ -254,37 +177,19 @@ int main(int argc, char** argv) {
                                 .departure = departure(epochs)},
                             accuracy_evidence(t), kAccuracyEffect,
                             "stated by us: 1 point of test accuracy (§5.2.1 and A.1 print no margin or spread; not fixed before the data)");
-      require_trained(c, Policy::smaller, Policy::standard, wmax, 0.5, epochs);
+      require_trained(c, {{"smaller", grid.trained(Policy::smaller, wmax, 0.5, epochs, constant_loss)},
+                          {"standard", grid.trained(Policy::standard, wmax, 0.5, epochs, constant_loss)}});
     }
-    json finals = json::array();
-    json losses = json::array();
-    for (double w : widths)
-      for (Policy m : models)
-        for (double sp : m == Policy::standard ? std::vector<double>{0.0} : sparsities) {
-          const std::vector<double> f = final_acc(m, int(w), sp, epochs);
-          stats::RunningMean mean;
-          for (double v : f) mean.push(v);
-          stats::RunningMean last_mean;
-          for (double v : acc_by_seed(m, int(w), sp, last_k, epochs)) last_mean.push(v);
-          finals.push_back({{"model", to_string(m)}, {"width", w}, {"sparsity", sp}, {"final_test_acc_mean", mean.mean()},
-                            {"last_epochs_test_acc_mean", last_mean.mean()}, {"last_epochs", last_k}, {"seeds", f.size()}});
-          json l = trained(m, int(w), sp, epochs).to_json();
-          l["model"] = to_string(m), l["width"] = w, l["sparsity"] = sp, l["epochs"] = epochs;
-          losses.push_back(std::move(l));
-        }
-    if (small_run_epochs != epochs)
-      for (const auto& [m, sp] : {std::pair{Policy::standard, 0.0}, std::pair{Policy::comet, 0.9}}) {
-        json l = trained(m, wmin, sp, small_run_epochs).to_json();
-        l["model"] = to_string(m), l["width"] = wmin, l["sparsity"] = sp, l["epochs"] = small_run_epochs;
-        losses.push_back(std::move(l));
-      }
     r.data["training_loss"] = {{"constant_predictor_loss", constant_loss},
                                {"rule", "a run did not train when its final training loss (the last epoch's mean over its steps) is ≥ 99 % of the "
                                         "constant predictor's, the cross-entropy of predicting the training labels' frequencies (DESIGN.md)"},
-                               {"runs", losses}};
+                               {"runs", grid.training_losses(widths, models, sparsities, epochs, constant_loss,
+                                                             small_run_epochs != epochs ? std::vector<std::pair<Policy, double>>{{Policy::standard, 0.0}, {Policy::comet, 0.9}}
+                                                                                        : std::vector<std::pair<Policy, double>>{},
+                                                             wmin, small_run_epochs)}};
     json codes = json::object();
     for (Policy m : all_policies()) codes[std::to_string(int(m))] = to_string(m);
-    r.data["final_accuracy"] = finals;
+    r.data["final_accuracy"] = grid.final_accuracy(widths, models, sparsities, epochs, last_k);
     r.data["model_codes"] = codes;
     r.data["setting"] = fmt::format("4-layer ReLU MLPs 784–N×3–10 with biases, SGD lr {:g}, batch {}, {} epochs, {} training / {} test images, {} seeds; "
                                     "example-tied fraction {:g}, L1 λ {:g} on weights; MoE: ⌊1/p_k⌋ experts of round(p_k N) units, top-1 router 1 hidden layer "
@@ -293,7 +198,7 @@ int main(int argc, char** argv) {
                                     small_run_epochs == epochs ? std::string()
                                                                : fmt::format("standard_beats_comet_small's standard and COMET runs: {} epochs. ", small_run_epochs),
                                     nn::kFashionMnistNote);
-    a.add_table(std::move(curves));
+    a.add_table(grid.curves());
 
     // --- Figure 4 in miniature: final test accuracy against width, per model, one figure per sparsity ---
     for (double sp : sparsities) {
@@ -303,7 +208,7 @@ int main(int argc, char** argv) {
         std::vector<double> x, y;
         for (double w : widths) {
           stats::RunningMean mean;
-          for (double v : final_acc(m, int(w), sp, epochs)) mean.push(v);
+          for (double v : grid.accuracy(m, int(w), sp, epochs)) mean.push(v);
           if (mean.count() > 0) x.push_back(w), y.push_back(mean.mean());
         }
         fig.series.push_back({.x = x, .y = y, .label = to_string(m), .style = plot::Style::linespoints});

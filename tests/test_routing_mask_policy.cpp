@@ -7,6 +7,7 @@
 #include <sparseact/core/rng.hpp>
 #include <sparseact/routing/mask_policy.hpp>
 #include <sparseact/routing/moe_mlp.hpp>
+#include <sparseact/routing/train_grid.hpp>
 
 using namespace sparseact;
 using namespace sparseact::routing;
@@ -186,4 +187,57 @@ TEST_CASE("A model whose final training loss stays within 1 % of the constant pr
   CHECK(c.tolerance["model_did_not_train"] == "comet did not train.");
   CHECK(c.tolerance["verdict_without_training_rule"] == "holds");
   CHECK(c.tolerance["lower_bound"] == 0.58);
+}
+
+TEST_CASE("Figure 4's grid: runs per cell, readings per seed, and require_trained", "[routing][train_grid]") {
+  CHECK(parse_policies("") == all_policies());
+  CHECK(parse_policies("comet,standard") == std::vector<Policy>{Policy::comet, Policy::standard});
+  CHECK_THROWS_AS(parse_policies("comet,,standard"), std::invalid_argument);
+  CHECK_THROWS_AS(parse_policies("comet,moe"), std::invalid_argument);
+
+  // 2 widths × 2 seeds × (standard once + comet at 2 sparsities) = 12 runs; small runs add 2 per seed only
+  // when longer than the grid and 0.9 is in it.
+  const std::vector<Policy> models{Policy::standard, Policy::comet};
+  CHECK(figure4_runs({32, 64}, {0.5, 0.9}, models, 2, 3, 3).size() == 12);
+  const std::vector<GridRun> runs = figure4_runs({32, 64}, {0.5, 0.9}, models, 2, 3, 10);
+  REQUIRE(runs.size() == 16);
+  CHECK(runs[12].model == Policy::standard);
+  CHECK(runs[13].model == Policy::comet);
+  CHECK(runs[13].width == 32);
+  CHECK(runs[13].sparsity == 0.9);
+  CHECK(runs[13].epochs == 10);
+  CHECK(small_comparison_epochs(models, {0.5}, 3, 10) == 3);
+  CHECK(small_comparison_epochs({Policy::comet}, {0.9}, 3, 10) == 3);
+  CHECK(sweep_key(runs[0], 3) == "model=standard width=32 sparsity=0 seed=0");
+  CHECK(sweep_key(runs[13], 3) == "model=comet width=32 sparsity=0.9 seed=0 epochs=10");
+
+  // Readings: the final epoch's accuracy, the mean of the last two, and the final training loss, per seed.
+  GridResults grid{{{Policy::comet, 32, 0.5, 0, 3}, {Policy::comet, 32, 0.5, 1, 3}, {Policy::comet, 32, 0.9, 0, 3}}, {}};
+  grid.records.push_back(to_record({{0.5, 0.6, 0.7}, {2.0, 1.0, 0.5}, {}, Device::cpu}));
+  grid.records.push_back(to_record({{0.4, 0.6, 0.8}, {2.3, 2.3, 2.3}, {}, Device::cpu}));
+  grid.records.push_back(to_record({{0.1, 0.1, 0.1}, {2.3, 2.3, 2.3}, {}, Device::cpu}));
+  CHECK(grid.accuracy(Policy::comet, 32, 0.5, 3) == std::vector<double>{0.7, 0.8});
+  const std::vector<double> last2 = grid.accuracy(Policy::comet, 32, 0.5, 3, 2);
+  REQUIRE(last2.size() == 2);
+  CHECK(last2[0] == Approx(0.65));
+  CHECK(last2[1] == Approx(0.7));
+  CHECK(grid.accuracy(Policy::comet, 32, 0.5, 5).empty());
+  const TrainedRecord rec = grid.trained(Policy::comet, 32, 0.5, 3, std::log(10.0));
+  CHECK(rec.final_train_loss == std::vector<double>{0.5, 2.3});
+  CHECK(rec.not_trained() == 1);
+  CHECK(grid.curves().rows.size() == 9);
+  CHECK(grid.on_gpu() == 0);
+
+  Check c;
+  c.verdict = "holds";
+  c.holds = true;
+  require_trained(c, {{"comet", rec}, {"standard", TrainedRecord{{0.4, 0.5}, std::log(10.0)}}});
+  CHECK(c.verdict == "inconclusive");
+  CHECK(c.note.find("comet did not train in 1 of 2 seeds") != std::string::npos);
+  CHECK(c.note.find("standard did not") == std::string::npos);
+  CHECK(c.detail["final_train_loss"]["standard"]["trained"].get<bool>());
+  Check ok;
+  ok.verdict = "holds";
+  require_trained(ok, {{"standard", TrainedRecord{{0.4, 0.5}, std::log(10.0)}}});
+  CHECK(ok.verdict == "holds");
 }

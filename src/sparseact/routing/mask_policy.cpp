@@ -62,6 +62,17 @@ Policy parse_policy(const std::string& name) {
                               "': use standard, smaller, dropout, topk, comet, layerwise, bernoulli, example_tied, l1, moe_trainable or moe_fixed");
 }
 
+std::vector<Policy> parse_policies(const std::string& comma_list) {
+  if (comma_list.empty()) return all_policies();
+  std::vector<Policy> out;
+  for (std::size_t begin = 0;;) {
+    const std::size_t end = comma_list.find(',', begin);
+    out.push_back(parse_policy(comma_list.substr(begin, end == std::string::npos ? std::string::npos : end - begin)));
+    if (end == std::string::npos) return out;
+    begin = end + 1;
+  }
+}
+
 const char* to_string(Policy p) noexcept {
   for (const Named& n : kNames)
     if (p == n.p) return n.name;

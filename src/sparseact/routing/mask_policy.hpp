@@ -41,6 +41,9 @@ enum class Policy { standard, smaller, dropout, topk, comet, layerwise, bernoull
 /// Throws std::invalid_argument naming the choices for an unknown name.
 Policy parse_policy(const std::string& name);
 const char* to_string(Policy p) noexcept;
+/// A comma list of policy names ("comet,standard"); the empty list is all_policies(). Throws
+/// std::invalid_argument (parse_policy's message) on an unknown name.
+std::vector<Policy> parse_policies(const std::string& comma_list);
 const std::vector<Policy>& all_policies();
 
 struct PolicyConfig {
