@@ -89,6 +89,80 @@ void check_protocol_forces_dead(Analysis& a, long ensembles) {
            most_favourable, kAlpha);
   a.result.data["protocol_readings"] = readings;
 }
+
+/// The ensemble as this run draws it: §5.1.2's parameters and the images routed.
+struct Protocol {
+  int nets, hidden, width_lo, width_hi;
+  double sparsity_lo, sparsity_hi;
+  int images;
+  std::string split;
+  RandomNetDraw draw(std::uint64_t seed, std::uint64_t net) const {
+    return draw_random_net(784, hidden, width_lo, width_hi, sparsity_lo, sparsity_hi, seed, net);
+  }
+};
+
+/// Every way this run departs from §5.1.2's protocol, for the departure field (DESIGN.md): the images always; the sparsity
+/// range, the ensemble's size and the images routed where the flags differ from §5.1.2's.
+std::string departure_from(const Protocol& p) {
+  std::string departure = "Fashion-MNIST images stand in for CIFAR-10's (and classes 5–9 for CIFAR-100)";
+  if (p.sparsity_lo != 0.05 || p.sparsity_hi != 1.0)
+    departure += fmt::format("; 1 − p_k ~ U({:g}, {:g}), not §5.1.2's U(0.05, 1)", p.sparsity_lo, p.sparsity_hi);
+  if (p.nets != 1000) departure += fmt::format("; {} nets (§5.1.2: 1000)", p.nets);
+  if (p.width_lo != 100 || p.width_hi != 1000) departure += fmt::format("; N_ℓ on {{{}..{}}} (§5.1.2: U(100, 1000))", p.width_lo, p.width_hi);
+  if (p.split != "train" || p.images != 60000) departure += fmt::format("; the first {} {} images, not the whole training set", p.images, p.split);
+  return departure;
+}
+
+/// The mechanism on this run's own nets: each net's dead count over the images is at least what its router forces.
+void check_forced_dead(Analysis& a, const Protocol& p, const std::vector<Utilization>& net_use, TieRule rule) {
+  std::vector<Point> forced;
+  for (int i = 0; i < p.nets; ++i) {
+    const RandomNetDraw d = p.draw(a.common.seed, std::uint64_t(i));
+    if (forcing_layer(d) == 0) continue;
+    forced.push_back({fmt::format("net {} (p_k = {:.4g}, layer {} keeps 1 unit)", i, d.p_k, forcing_layer(d)), double(net_use[std::size_t(i)].dead),
+                      double(forced_dead(random_net_router(d, a.common.seed, std::uint64_t(i), rule), d))});
+  }
+  if (!forced.empty())
+    for_all(a, {.id = "forced_dead_bounds_measured", .claim = "§4, eq. (6)",
+                .statement = "in every net with a k = 1 layer, the neurons no image keeps number at least those its router forces dead "
+                             "(routing::forced_dead, computed from V alone)",
+                .kind = Kind::self_check},
+            Relation::at_least, forced, "nets with a k = 1 layer");
+  else
+    a.result.data["forced_dead_bounds_measured"] = "not testable: no net in this run keeps a single unit in a layer before another";
+}
+
+/// §5.1.2's "mostly models with a high sparsity level": the 1 − p_k of nets with and without dead neurons.
+void check_dead_vs_sparsity(Analysis& a, const Ensemble& e, const Protocol& p, const std::string& departure) {
+  auto& r = a.result;
+  const int nets = p.nets;
+  const double sparsity_lo = p.sparsity_lo, sparsity_hi = p.sparsity_hi;
+  if (e.sparsity_dead.size() >= 2 && e.sparsity_alive.size() >= 2) {
+    // Nets are independent draws, so the 1 − p_k of nets with and without dead neurons compare by Welch.
+    const stats::TTest t = stats::welch_t_test(e.sparsity_dead, e.sparsity_alive, stats::Alternative::greater);
+    constexpr double kSparsityEffect = 0.1;
+    direction(a, {.id = "dead_vs_sparsity", .claim = "§5.1.2",
+                  .statement = "models with dead neurons are mostly the sparsest: their mean 1 − p_k exceeds that of the models without "
+                               "(θ = difference of means > 0)",
+                  .note = fmt::format("mean 1 − p_k {:.3f} ({} models with dead neurons: {:.3f}) vs {:.3f} ({} without); Welch t, df {:.1f}. "
+                                      "§5.1.2 says only \"mostly models with a high sparsity level\" and prints no sparsities, so "
+                                      "{:g} in 1 − p_k (about a tenth of the drawn range U(0.05, 1)) is a smallest effect of interest and "
+                                      "sets the power only. Power grows with the number of nets with dead neurons, {} of {} here "
+                                      "(n_for_80 scales all nets at this proportion).",
+                                      mean(e.sparsity_dead), e.sparsity_dead.size(), fmt::join(e.sparsity_dead, ", "), mean(e.sparsity_alive),
+                                      e.sparsity_alive.size(), t.df, kSparsityEffect, e.sparsity_dead.size(), nets),
+                  .departure = departure},
+              [&] {
+                // A difference of two means of 1 − p_k drawn on [lo, hi): it lies in ±(hi − lo), and so do its bounds.
+                Evidence ev = evidence(t, std::size_t(nets), "nets", "Welch t (nets with vs without dead neurons)");
+                ev.range_lo = -(sparsity_hi - sparsity_lo), ev.range_hi = sparsity_hi - sparsity_lo;
+                return ev;
+              }(),
+              {kSparsityEffect, fmt::format("smallest effect of interest: {:g} in 1 − p_k (the paper prints none)", kSparsityEffect), false});
+  } else {
+    r.data["dead_vs_sparsity"] = fmt::format("not testable: {} models with dead neurons, {} without (need 2 of each)", e.sparsity_dead.size(), e.sparsity_alive.size());
+  }
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -134,6 +208,7 @@ int main(int argc, char** argv) {
     std::vector<long> class_sizes(10, 0);
     for (int c : labels) ++class_sizes[std::size_t(c)];
     const TieRule rule = parse_tie_rule(tie_rule);
+    const Protocol protocol{nets, hidden, width_lo, width_hi, sparsity_lo, sparsity_hi, images, split};
 
     // --- Run: one item per random net, then Figure 3's two nets (N = 500, p_k = 0.5 and 0.05) ---------
     const auto figure_net = [&](std::size_t i) { return RandomNetDraw{{784, 500, 500, 500}, i == 0 ? 0.5 : 0.05}; };
@@ -141,57 +216,27 @@ int main(int argc, char** argv) {
         .label = "nets", .count = std::size_t(nets) + 2,
         .key = [&](std::size_t i) { return i < std::size_t(nets) ? fmt::format("net={}", i) : fmt::format("figure3={}", i - nets); },
         .cost = [&](std::size_t i) {
-          const RandomNetDraw d = i < std::size_t(nets) ? draw_random_net(784, hidden, width_lo, width_hi, sparsity_lo, sparsity_hi, a.common.seed, i)
-                                                        : figure_net(i - nets);
-          double c = 0;
-          for (std::size_t l = 1; l < d.widths.size(); ++l) c += double(d.widths[l]) * d.widths[l - 1];
-          return c;
+          return routing_cost(i < std::size_t(nets) ? protocol.draw(a.common.seed, i)
+                                                    : figure_net(i - nets));
         },
         .item = [&](std::size_t i) {
           const bool fig = i >= std::size_t(nets);
-          const RandomNetDraw d = fig ? figure_net(i - nets) : draw_random_net(784, hidden, width_lo, width_hi, sparsity_lo, sparsity_hi, a.common.seed, i);
+          const RandomNetDraw d = fig ? figure_net(i - nets) : protocol.draw(a.common.seed, i);
           const KeepCounts counts = keep_counts(random_net_router(d, a.common.seed, i, rule), d.p_k, X, labels, 10, 2048, a.common.device);
           return to_record(summarize(counts, class_sizes, 5, d.p_k, d.widths), fig);
         }});
 
     // --- Checks against the paper's numbers -------------------------------------------------------
     std::vector<Utilization> net_use;
-    Table table{"nets", {"net", "w1", "w2", "w3", "pk", "k1", "k2", "k3", "dead", "dead_seen", "woken"}, {}};
-    for (int i = 0; i < nets; ++i) {
-      const Utilization& u = net_use.emplace_back(utilization_from(records[std::size_t(i)]));
-      table.add_row({double(i), double(u.widths[1]), double(u.widths[2]), double(u.widths[3]), u.p_k, double(u.k[0]), double(u.k[1]), double(u.k[2]),
-                     double(u.dead), double(u.dead_seen), double(u.woken)});
-    }
+    for (int i = 0; i < nets; ++i) net_use.push_back(utilization_from(records[std::size_t(i)]));
     const Ensemble e = pool(net_use);
     check_protocol_forces_dead(a, protocol_ensembles);
-    // The mechanism on this run's own nets: each net's dead count over the images is at least what its router forces.
-    std::vector<Point> forced;
-    for (int i = 0; i < nets; ++i) {
-      const RandomNetDraw d = draw_random_net(784, hidden, width_lo, width_hi, sparsity_lo, sparsity_hi, a.common.seed, std::uint64_t(i));
-      if (forcing_layer(d) == 0) continue;
-      forced.push_back({fmt::format("net {} (p_k = {:.4g}, layer {} keeps 1 unit)", i, d.p_k, forcing_layer(d)), double(net_use[std::size_t(i)].dead),
-                        double(forced_dead(random_net_router(d, a.common.seed, std::uint64_t(i), rule), d))});
-    }
-    if (!forced.empty())
-      for_all(a, {.id = "forced_dead_bounds_measured", .claim = "§4, eq. (6)",
-                  .statement = "in every net with a k = 1 layer, the neurons no image keeps number at least those its router forces dead "
-                               "(routing::forced_dead, computed from V alone)",
-                  .kind = Kind::self_check},
-              Relation::at_least, forced, "nets with a k = 1 layer");
-    else
-      r.data["forced_dead_bounds_measured"] = "not testable: no net in this run keeps a single unit in a layer before another";
+    check_forced_dead(a, protocol, net_use, rule);
     const long neurons = e.neurons, dead = e.dead, dead_seen = e.dead_seen, woken = e.woken, models_dead = e.nets_with_dead;
     const std::string setting = fmt::format("{} random nets (3 masked layers, N_ℓ uniform on {{{}..{}}}, 1 − p_k ~ U({}, {})) over the first {} "
                                             "Fashion-MNIST {} images, {} pixels. {}",
                                             nets, width_lo, width_hi, sparsity_lo, sparsity_hi, images, split, preprocessing, nn::kFashionMnistNote);
-    // Every way this run departs from §5.1.2's protocol, in the departure field (DESIGN.md): the images always; the sparsity
-    // range, the ensemble's size and the images routed where the flags differ from §5.1.2's.
-    std::string departure = "Fashion-MNIST images stand in for CIFAR-10's (and classes 5–9 for CIFAR-100)";
-    if (sparsity_lo != 0.05 || sparsity_hi != 1.0)
-      departure += fmt::format("; 1 − p_k ~ U({:g}, {:g}), not §5.1.2's U(0.05, 1)", sparsity_lo, sparsity_hi);
-    if (nets != 1000) departure += fmt::format("; {} nets (§5.1.2: 1000)", nets);
-    if (width_lo != 100 || width_hi != 1000) departure += fmt::format("; N_ℓ on {{{}..{}}} (§5.1.2: U(100, 1000))", width_lo, width_hi);
-    if (split != "train" || images != 60000) departure += fmt::format("; the first {} {} images, not the whole training set", images, split);
+    const std::string departure = departure_from(protocol);
     // θ = (the paper's percentage) − (ours): its range is [paper − 100, paper], and no bound leaves it (DESIGN.md).
     const auto within_percent = [](Evidence ev, double paper) {
       ev.range_lo = paper - 100, ev.range_hi = paper;
@@ -249,31 +294,7 @@ int main(int argc, char** argv) {
                   return ev;
                 }(),
                 {kModelsEffect, fmt::format("smallest effect of interest: {:g} percentage point below the paper's 2 %", kModelsEffect), false});
-    if (e.sparsity_dead.size() >= 2 && e.sparsity_alive.size() >= 2) {
-      // Nets are independent draws, so the 1 − p_k of nets with and without dead neurons compare by Welch.
-      const stats::TTest t = stats::welch_t_test(e.sparsity_dead, e.sparsity_alive, stats::Alternative::greater);
-      constexpr double kSparsityEffect = 0.1;
-      direction(a, {.id = "dead_vs_sparsity", .claim = "§5.1.2",
-                    .statement = "models with dead neurons are mostly the sparsest: their mean 1 − p_k exceeds that of the models without "
-                                 "(θ = difference of means > 0)",
-                    .note = fmt::format("mean 1 − p_k {:.3f} ({} models with dead neurons: {:.3f}) vs {:.3f} ({} without); Welch t, df {:.1f}. "
-                                        "§5.1.2 says only \"mostly models with a high sparsity level\" and prints no sparsities, so "
-                                        "{:g} in 1 − p_k (about a tenth of the drawn range U(0.05, 1)) is a smallest effect of interest and "
-                                        "sets the power only. Power grows with the number of nets with dead neurons, {} of {} here "
-                                        "(n_for_80 scales all nets at this proportion).",
-                                        mean(e.sparsity_dead), e.sparsity_dead.size(), fmt::join(e.sparsity_dead, ", "), mean(e.sparsity_alive),
-                                        e.sparsity_alive.size(), t.df, kSparsityEffect, e.sparsity_dead.size(), nets),
-                    .departure = departure},
-                [&] {
-                  // A difference of two means of 1 − p_k drawn on [lo, hi): it lies in ±(hi − lo), and so do its bounds.
-                  Evidence ev = evidence(t, std::size_t(nets), "nets", "Welch t (nets with vs without dead neurons)");
-                  ev.range_lo = -(sparsity_hi - sparsity_lo), ev.range_hi = sparsity_hi - sparsity_lo;
-                  return ev;
-                }(),
-                {kSparsityEffect, fmt::format("smallest effect of interest: {:g} in 1 − p_k (the paper prints none)", kSparsityEffect), false});
-    } else {
-      r.data["dead_vs_sparsity"] = fmt::format("not testable: {} models with dead neurons, {} without (need 2 of each)", e.sparsity_dead.size(), e.sparsity_alive.size());
-    }
+    check_dead_vs_sparsity(a, e, protocol, departure);
     if (dead_seen > 0) {
       const stats::Interval w = stats::clopper_pearson_interval(woken, dead_seen);
       greater_than(a, {.id = "woken_by_unseen", .claim = "§5.1.2",
@@ -295,22 +316,12 @@ int main(int argc, char** argv) {
     r.data["models_with_dead_percent"] = e.nets_with_dead_percent();
     r.data["neurons"] = neurons;
     r.data["paper"] = {{"dead_percent", 7.6e-4}, {"models_with_dead_percent_below", 2.0}};
-    a.add_table(std::move(table));
+    a.add_table(nets_table(net_use));
 
     // --- Figure 3: per-neuron utilisation of the two nets, each layer sorted ---------------------------
     for (int f = 0; f < 2; ++f) {
       const Utilization u = utilization_from(records[std::size_t(nets + f)]);
-      plot::Figure fig{.name = fmt::format("comet_utilization_fig3_pk{:g}", u.p_k),
-                       .title = fmt::format("Figure 3: neuron utilisation, 784–500×3, p_k = {:g} ({} dead)", u.p_k, u.dead),
-                       .xlabel = "neuron (sorted by utilisation)", .ylabel = "fraction of images that keep it"};
-      for (std::size_t l = 0; l < u.fraction.size(); ++l) {
-        std::vector<double> y = u.fraction[l], x(y.size());
-        std::sort(y.begin(), y.end(), std::greater<>());
-        for (std::size_t i = 0; i < x.size(); ++i) x[i] = double(i);
-        fig.series.push_back({.x = x, .y = y, .label = fmt::format("layer {}", l + 1)});
-      }
-      fig.lines.push_back({.at = u.p_k, .vertical = false, .label = "p_k"});
-      a.add_figure(std::move(fig));
+      a.add_figure(figure3(u, fmt::format("comet_utilization_fig3_pk{:g}", u.p_k)));
     }
   });
 }

@@ -120,3 +120,19 @@ TEST_CASE("The ensemble pools nets, and its dead percentage resamples whole nets
   CHECK(mid.lo == Approx(2.5));
   CHECK(mid.hi == Approx(2.5));
 }
+
+TEST_CASE("A net's routing cost, the nets table and Figure 3's sorted utilisation", "[routing][utilization]") {
+  CHECK(routing_cost({{784, 100, 200, 300}, 0.5}) == 784.0 * 100 + 100.0 * 200 + 200.0 * 300);
+  Utilization u;
+  u.widths = {784, 3, 2, 2}, u.k = {2, 1, 1}, u.p_k = 0.5, u.dead = 1, u.dead_seen = 2, u.woken = 1;
+  u.fraction = {{0.2, 0.9, 0.5}, {0.0, 1.0}, {0.5, 0.5}};
+  const Table t = nets_table({u, u});
+  REQUIRE(t.rows.size() == 2);
+  CHECK(t.rows[1] == std::vector<double>{1, 3, 2, 2, 0.5, 2, 1, 1, 1, 2, 1});
+  CHECK_THROWS(nets_table({Utilization{}}));  // a net without its three masked layers
+  const plot::Figure f = figure3(u, "fig3");
+  REQUIRE(f.series.size() == 3);
+  CHECK(f.series[0].y == std::vector<double>{0.9, 0.5, 0.2});
+  CHECK(f.series[0].x == std::vector<double>{0, 1, 2});
+  CHECK(f.lines.at(0).at == 0.5);
+}

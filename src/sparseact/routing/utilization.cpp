@@ -5,6 +5,8 @@
 #include <optional>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 #include <sparseact/core/rng.hpp>
 #include <sparseact/routing/comet_batch.hpp>
 
@@ -133,6 +135,36 @@ void preprocess(Eigen::MatrixXd& X, const Eigen::MatrixXd& train, Preprocess p) 
   if (p == Preprocess::center) return;
   const Eigen::VectorXd sd = ((train.colwise() - mean).array().square().rowwise().mean()).sqrt().matrix();
   for (Eigen::Index i = 0; i < X.rows(); ++i) X.row(i) *= sd(i) > 0 ? 1.0 / sd(i) : 0.0;  // a constant pixel carries nothing
+}
+
+double routing_cost(const RandomNetDraw& draw) {
+  double c = 0;
+  for (std::size_t l = 1; l < draw.widths.size(); ++l) c += double(draw.widths[l]) * draw.widths[l - 1];
+  return c;
+}
+
+Table nets_table(const std::vector<Utilization>& nets) {
+  Table table{"nets", {"net", "w1", "w2", "w3", "pk", "k1", "k2", "k3", "dead", "dead_seen", "woken"}, {}};
+  for (std::size_t i = 0; i < nets.size(); ++i) {
+    const Utilization& u = nets[i];
+    table.add_row({double(i), double(u.widths.at(1)), double(u.widths.at(2)), double(u.widths.at(3)), u.p_k, double(u.k.at(0)),
+                   double(u.k.at(1)), double(u.k.at(2)), double(u.dead), double(u.dead_seen), double(u.woken)});
+  }
+  return table;
+}
+
+plot::Figure figure3(const Utilization& u, const std::string& name) {
+  plot::Figure fig{.name = name,
+                   .title = fmt::format("Figure 3: neuron utilisation, 784–500×3, p_k = {:g} ({} dead)", u.p_k, u.dead),
+                   .xlabel = "neuron (sorted by utilisation)", .ylabel = "fraction of images that keep it"};
+  for (std::size_t l = 0; l < u.fraction.size(); ++l) {
+    std::vector<double> y = u.fraction[l], x(y.size());
+    std::sort(y.begin(), y.end(), std::greater<>());
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = double(i);
+    fig.series.push_back({.x = x, .y = y, .label = fmt::format("layer {}", l + 1)});
+  }
+  fig.lines.push_back({.at = u.p_k, .vertical = false, .label = "p_k"});
+  return fig;
 }
 
 }  // namespace sparseact::routing

@@ -13,7 +13,9 @@
 
 #include <sparseact/core/device.hpp>
 #include <sparseact/core/record.hpp>
+#include <sparseact/core/result.hpp>
 #include <sparseact/core/stats.hpp>
+#include <sparseact/plot/figure.hpp>
 #include <sparseact/routing/comet.hpp>
 
 namespace sparseact::routing {
@@ -28,6 +30,8 @@ struct RandomNetDraw {
 RandomNetDraw draw_random_net(int input_dim, int hidden, int width_lo, int width_hi, double sparsity_lo, double sparsity_hi,
                               std::uint64_t seed, std::uint64_t net);
 CometRouter random_net_router(const RandomNetDraw& draw, std::uint64_t seed, std::uint64_t net, TieRule rule = TieRule::strict);
+/// A net's routing cost relative to others: the router's weights, Σ_ℓ N_ℓ N_{ℓ−1}.
+double routing_cost(const RandomNetDraw& draw);
 
 /// Per hidden layer, per neuron: how many inputs of each group keep it (group g of input j = group[j]).
 struct KeepCounts {
@@ -51,6 +55,11 @@ Utilization summarize(const KeepCounts& c, const std::vector<long>& group_sizes,
 
 Record to_record(const Utilization& u, bool with_fractions);
 Utilization utilization_from(const Record& r);
+/// The ensemble's nets as a table "nets": net, w1–w3, p_k, k1–k3, dead, dead_seen, woken (3 masked layers).
+Table nets_table(const std::vector<Utilization>& nets);
+/// Figure 3: per masked layer, the fraction of inputs that keep each neuron, sorted, with p_k marked
+/// (the net's u.fraction must be recorded: to_record(u, true)).
+plot::Figure figure3(const Utilization& u, const std::string& name);
 
 /// §5.1.2's ensemble of nets, pooled: the dead, dead-on-seen and woken neurons over all nets, the nets with
 /// any dead neuron, and 1 − p_k of the nets with and without one (the "mostly the sparsest" comparison).
