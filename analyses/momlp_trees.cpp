@@ -25,6 +25,68 @@ using namespace sparseact;
 using namespace sparseact::app;
 using namespace sparseact::moe;
 
+namespace {
+
+
+struct Cell {
+  Domain d;
+  int n;
+  double delta;
+};
+
+/// What the checks read from the cells' nets and trees: one point per net or tree for each check, the table
+/// "trees", and the greedy nets' sizes N_δ against 1/δ per (K, n) for the exponent fit and the figure.
+struct Readings {
+  Table trees{"trees", {"domain", "n", "nu", "delta", "C", "h", "leaves", "nodes", "net_size", "covering_radius", "grid_size",
+                        "grid_covering_radius", "built"}, {}};
+  std::vector<Point> counts, cover, bound, holds_net, printed13;
+  std::string smallest_fail;  ///< eq. (13) as printed: the built tree with the fewest nodes where it fails
+  std::map<std::pair<int, int>, std::pair<std::vector<double>, std::vector<double>>> fit;  ///< (domain, n) → (1/δ, N_δ)
+};
+
+Readings read_cells(const std::vector<Cell>& cells, const std::vector<Record>& records, const std::vector<int>& nus) {
+  Readings out;
+  auto& [trees, counts, cover, bound, holds_net, printed13, smallest_fail, fit] = out;
+  double smallest_fail_nodes = INFINITY;
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    const Cell& c = cells[i];
+    const Record& rec = records[i];
+    const std::string where = fmt::format("{} n = {} δ = {:g}", to_string(c.d), c.n, c.delta);
+    const double greedy_size = rec.num("greedy_size"), grid_size = rec.num("grid_size");
+    const double greedy_cover = greedy_size > 0 ? rec.num("greedy_cover") : NAN, grid_cover = grid_size > 0 ? rec.num("grid_cover") : NAN;
+    if (grid_size > 0) cover.push_back({"grid, " + where, grid_cover, c.delta});
+    if (greedy_size > 0) {
+      cover.push_back({"greedy, " + where, greedy_cover, c.delta});
+      bound.push_back({where, greedy_size, lemma51(c.d, c.n, 2, c.delta).net_bound});
+      fit[{int(c.d), c.n}].first.push_back(1 / c.delta), fit[{int(c.d), c.n}].second.push_back(greedy_size);
+    }
+    const std::vector<double>& built = rec.has("greedy_trees") ? rec.arr("greedy_trees") : rec.has("grid_trees") ? rec.arr("grid_trees") : std::vector<double>{};
+    for (std::size_t v = 0; v < nus.size(); ++v) {
+      const Lemma51 L = lemma51(c.d, c.n, nus[v], c.delta);
+      const bool was_built = built.size() > 5 * v && built[5 * v] == 1;
+      const double net_size = greedy_size > 0 ? greedy_size : grid_size;
+      if (net_size > 0)
+        holds_net.push_back({fmt::format("{} ν = {} ({} net)", where, nus[v], greedy_size > 0 ? "greedy" : "grid"), net_size, L.leaves});
+      if (was_built) {
+        const bool ok = built[5 * v + 1] == L.height && built[5 * v + 2] == L.leaves && built[5 * v + 3] == L.nodes && built[5 * v + 4] == 1;
+        counts.push_back({fmt::format("{} ν = {}", where, nus[v]), ok ? 0.0 : 1.0, 0.0});
+        // eq. (13) as printed: V = (ν^{h+1} − 1)/(h − 1), against the traversal's node count (inf at h = 1).
+        const double h = built[5 * v + 1], nodes = built[5 * v + 3];
+        const double printed = eq13_printed_nodes(nus[v], int(h));
+        const double error = std::abs(printed - nodes) / nodes;
+        const std::string label = fmt::format("{} ν = {}, h = {:g}: printed {:.6g}, built {:.6g} nodes", where, nus[v], h, printed, nodes);
+        printed13.push_back({label, error, 1e-12});
+        if (!(error <= 1e-12) && nodes < smallest_fail_nodes) smallest_fail_nodes = nodes, smallest_fail = label;
+      }
+      trees.add_row({double(int(c.d)), double(c.n), double(nus[v]), c.delta, std::exp2(L.log2_C), double(L.height), L.leaves, L.nodes,
+                     greedy_size, greedy_cover, grid_size, grid_cover, was_built ? 1.0 : 0.0});
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   Analysis analysis({.name = "momlp_trees", .paper = "003", .claims = {"Lemma 5.1", "eq. (11)", "eq. (14)", "Example 2", "Theorem 5.3", "eq. (21)", "Tables 1, 6, 7"},
                      .description = "δ-nets of the cube and the ball and the ν-ary trees of Lemma 5.1: covering radius, net size, "
@@ -56,7 +118,6 @@ int main(int argc, char** argv) {
     for (double v : parse_number_list("--nu", nu_text, 2, 64, true)) nus.push_back(int(v));
     const std::vector<double> deltas = parse_number_list("--delta", delta_text, 0, 1e6);
     const std::vector<double> epss = parse_number_list("--eps", eps_text, 1e-12, 1e6);
-    struct Cell { Domain d; int n; double delta; };
     std::vector<Cell> cells;
     for (Domain d : ds)
       for (int n : ns)
@@ -72,69 +133,12 @@ int main(int argc, char** argv) {
         .key = [&](std::size_t i) { return fmt::format("domain={} n={} delta={:g}", to_string(cells[i].d), cells[i].n, cells[i].delta); },
         .cost = [&](std::size_t i) { return std::pow(1.0 / cells[i].delta, 2.0 * cells[i].n); },
         .item = [&](std::size_t i) {
-          const Cell& c = cells[i];
-          Record rec;
-          const auto measure = [&](const char* name, auto&& make) {
-            try {
-              const Eigen::MatrixXd net = make();
-              const int p = int(std::max<double>(100, std::min<double>(probes, 4e8 / double(std::max<Eigen::Index>(1, net.cols())))));
-              rec.set(std::string(name) + "_size", double(net.cols()));
-              rec.set(std::string(name) + "_cover", covering_radius(c.d, net, p, a.common.seed, stream_id(0x003'0511, i)));
-              std::vector<double> trees;
-              for (int nu : nus) {
-                const BuiltTree t = build_complete_tree(nu, lemma51(c.d, c.n, nu, c.delta).height, net);
-                trees.insert(trees.end(), {double(t.built), double(t.height), double(t.leaves), double(t.nodes), double(t.leaves_contain_net)});
-              }
-              rec.set(std::string(name) + "_trees", trees);
-            } catch (const std::length_error&) {
-              rec.set(std::string(name) + "_size", -1.0);  // too large to build here
-            }
-          };
-          measure("grid", [&] { return grid_net(c.d, c.n, c.delta); });
-          measure("greedy", [&] { return greedy_net(c.d, c.n, c.delta); });
-          return rec;
+          return measure_nets(cells[i].d, cells[i].n, cells[i].delta, nus, probes, a.common.seed, stream_id(0x003'0511, i));
         }});
 
     // --- Checks -------------------------------------------------------------------------------------------
-    Table trees{"trees", {"domain", "n", "nu", "delta", "C", "h", "leaves", "nodes", "net_size", "covering_radius", "grid_size", "grid_covering_radius", "built"}, {}};
-    std::vector<Point> counts, cover, bound, holds_net, printed13;
-    double smallest_fail_nodes = INFINITY;
-    std::string smallest_fail;  // eq. (13) as printed: the built tree with the fewest nodes where it fails
-    std::map<std::pair<int, int>, std::pair<std::vector<double>, std::vector<double>>> fit;  // (domain, n) → (1/δ, N_δ)
-    for (std::size_t i = 0; i < cells.size(); ++i) {
-      const Cell& c = cells[i];
-      const Record& rec = records[i];
-      const std::string where = fmt::format("{} n = {} δ = {:g}", to_string(c.d), c.n, c.delta);
-      const double greedy_size = rec.num("greedy_size"), grid_size = rec.num("grid_size");
-      const double greedy_cover = greedy_size > 0 ? rec.num("greedy_cover") : NAN, grid_cover = grid_size > 0 ? rec.num("grid_cover") : NAN;
-      if (grid_size > 0) cover.push_back({"grid, " + where, grid_cover, c.delta});
-      if (greedy_size > 0) {
-        cover.push_back({"greedy, " + where, greedy_cover, c.delta});
-        bound.push_back({where, greedy_size, lemma51(c.d, c.n, 2, c.delta).net_bound});
-        fit[{int(c.d), c.n}].first.push_back(1 / c.delta), fit[{int(c.d), c.n}].second.push_back(greedy_size);
-      }
-      const std::vector<double>& built = rec.has("greedy_trees") ? rec.arr("greedy_trees") : rec.has("grid_trees") ? rec.arr("grid_trees") : std::vector<double>{};
-      for (std::size_t v = 0; v < nus.size(); ++v) {
-        const Lemma51 L = lemma51(c.d, c.n, nus[v], c.delta);
-        const bool was_built = built.size() > 5 * v && built[5 * v] == 1;
-        const double net_size = greedy_size > 0 ? greedy_size : grid_size;
-        if (net_size > 0)
-          holds_net.push_back({fmt::format("{} ν = {} ({} net)", where, nus[v], greedy_size > 0 ? "greedy" : "grid"), net_size, L.leaves});
-        if (was_built) {
-          const bool ok = built[5 * v + 1] == L.height && built[5 * v + 2] == L.leaves && built[5 * v + 3] == L.nodes && built[5 * v + 4] == 1;
-          counts.push_back({fmt::format("{} ν = {}", where, nus[v]), ok ? 0.0 : 1.0, 0.0});
-          // eq. (13) as printed: V = (ν^{h+1} − 1)/(h − 1), against the traversal's node count (inf at h = 1).
-          const double h = built[5 * v + 1], nodes = built[5 * v + 3];
-          const double printed = eq13_printed_nodes(nus[v], int(h));
-          const double error = std::abs(printed - nodes) / nodes;
-          const std::string label = fmt::format("{} ν = {}, h = {:g}: printed {:.6g}, built {:.6g} nodes", where, nus[v], h, printed, nodes);
-          printed13.push_back({label, error, 1e-12});
-          if (!(error <= 1e-12) && nodes < smallest_fail_nodes) smallest_fail_nodes = nodes, smallest_fail = label;
-        }
-        trees.add_row({double(int(c.d)), double(c.n), double(nus[v]), c.delta, std::exp2(L.log2_C), double(L.height), L.leaves, L.nodes,
-                       greedy_size, greedy_cover, grid_size, grid_cover, was_built ? 1.0 : 0.0});
-      }
-    }
+    Readings rd = read_cells(cells, records, nus);
+    const auto& [trees, counts, cover, bound, holds_net, printed13, smallest_fail, fit] = rd;
     if (!counts.empty())
       for_all(a, {.id = "tree_counts", .claim = "Lemma 5.1 (i)–(iii), eq. (14)",
                   .statement = "the complete ν-ary tree built with eq. (14)'s height h has ν^h leaves holding the δ-net and (ν^{h+1} − 1)/(ν − 1) nodes "
@@ -186,12 +190,7 @@ int main(int argc, char** argv) {
       const stats::Interval ci = f.slope_interval();
       const int n = key.second;
       const std::string domain = to_string(Domain(key.first));
-      std::vector<std::pair<double, double>> pts;
-      for (std::size_t i = 0; i < xy.first.size(); ++i) pts.push_back({xy.first[i], xy.second[i]});
-      std::sort(pts.begin(), pts.end());
-      std::vector<double> local;
-      for (std::size_t i = 1; i < pts.size(); ++i)
-        if (pts[i].first > pts[i - 1].first) local.push_back(std::log(pts[i].second / pts[i - 1].second) / std::log(pts[i].first / pts[i - 1].first));
+      const std::vector<double> local = stats::loglog_local_slopes(xy.first, xy.second);
       exponents.push_back({{"domain", domain}, {"n", n}, {"slope", f.slope}, {"ci", {ci.lo, ci.hi}}, {"log2_C_at_most", n + 1},
                            {"log2_C_at_least", n}, {"table1", 1}});
       rate(a, {.id = fmt::format("net_exponent_{}_n{}", domain, n), .claim = "Lemma 5.1 (exponent log₂ C; n ≤ log₂ C ≤ n + 1, Example 2)",
@@ -206,26 +205,14 @@ int main(int argc, char** argv) {
     }
     r.data["exponents"] = exponents;
     r.data["domains"] = "0: cube [0,1]^n, 1: ball B_n(0,1)";
-    a.add_table(std::move(trees));
+    a.add_table(std::move(rd.trees));
 
     // --- Theorem 5.3 at L703's δ(ε): tree, depth, width, the tables' rates; eq. (21)'s first ≤ ------------------
-    Table thm{"theorem53", {"domain", "n", "nu", "eps", "r", "alpha", "delta", "tree_valid", "height", "leaves", "nodes", "depth_term", "eq21_ratio",
-                            "depth", "width", "table1_experts", "table1_parameters", "table6_experts", "table6_routing"}, {}};
     std::vector<Point> eq21;
-    for (Domain d : ds)
-      for (int n : ns) {
-        for (double eps : epss)
-          for (int nu : nus) {
-            const Theorem53 t = theorem53(d, n, m_out, nu, eps, r_tradeoff, {holder_L, alpha});
-            thm.add_row({double(int(d)), double(n), double(nu), eps, r_tradeoff, alpha, t.delta, t.tree_valid ? 1.0 : 0.0, double(t.tree.height),
-                         t.tree.leaves, t.tree.nodes, t.depth_term, t.eq21_ratio, t.depth, t.width, t.table1_experts, t.table1_parameters,
-                         t.table6_experts, t.table6_routing});
-          }
-        if (d == ds.front()) {  // the ratio depends on n alone
-          const Theorem53 t = theorem53(d, n, m_out, nus.front(), epss.front(), r_tradeoff, {holder_L, alpha});
-          eq21.push_back({fmt::format("n = {}", n), t.eq21_ratio, 1.0});
-        }
-      }
+    for (int n : ns) {  // the ratio depends on n alone
+      const Theorem53 t = theorem53(ds.front(), n, m_out, nus.front(), epss.front(), r_tradeoff, {holder_L, alpha});
+      eq21.push_back({fmt::format("n = {}", n), t.eq21_ratio, 1.0});
+    }
     for_all(a, {.id = "eq21_depth_term", .claim = "Theorem 5.3 proof, eq. (21) (first ≤)",
                 .statement = "at L703's δ = ε^{−2r/n} ω⁻¹(ε/(131√(nm)))/2, (δ 2^{3/2} n^{1/2} / ((n + 1)^{1/2} ω⁻¹(ε/(131√(nm)))))^{n/2} ≤ "
                              "(δ 2^{3/2} n^{1/2} / ((2n)^{1/2} ω⁻¹(…)))^{n/2} = ε^{−r}; measured: the left side over ε^{−r}, which is "
@@ -238,7 +225,7 @@ int main(int argc, char** argv) {
                         "survives with the constant (2n/(n + 1))^{n/4} < 2^{n/4}.",
                 .erratum = "ERRATA.md 003: eq. (21)'s first ≤"},
             Relation::at_most, eq21, "dimensions n");
-    a.add_table(std::move(thm));
+    a.add_table(theorem53_table(ds, ns, epss, nus, m_out, r_tradeoff, {holder_L, alpha}));
 
     // --- Figure: N_δ against 1/δ per (domain, n), log–log ------------------------------------------------
     plot::Figure fig{.name = "momlp_trees_net_size", .title = "Greedy δ-net size N_δ", .xlabel = "1/δ", .ylabel = "N_δ", .logx = true, .logy = true,

@@ -51,3 +51,26 @@ TEST_CASE("Eq. (13) as printed: (ν^{h+1} − 1)/(h − 1), right exactly where 
   CHECK(eq13_printed_nodes(2, 4) == Approx(31.0 / 3));  // it has 31
   CHECK(std::isinf(eq13_printed_nodes(5, 1)));
 }
+
+TEST_CASE("Lemma 5.1: one cell's nets measured, trees at eq. (14)'s height, and the nets too large to build", "[moe][lemma51]") {
+  // The unit interval at δ = 0.25: the grid net has ⌊1/(2·0.25)⌋ + 1 = 3 cells; every tree holds its net.
+  const sparseact::Record rec = measure_nets(Domain::cube, 1, 0.25, {2, 3}, 1000, 1, 2);
+  CHECK(rec.num("grid_size") == grid_net(Domain::cube, 1, 0.25).cols());
+  CHECK(rec.num("greedy_size") == greedy_net(Domain::cube, 1, 0.25).cols());
+  CHECK(rec.num("grid_cover") < 0.25);
+  CHECK(rec.num("greedy_cover") < 0.25);
+  const std::vector<double>& t = rec.arr("greedy_trees");
+  REQUIRE(t.size() == 10);
+  for (int v = 0; v < 2; ++v) {
+    const Lemma51 L = lemma51(Domain::cube, 1, v == 0 ? 2 : 3, 0.25);
+    CHECK(t[5 * v] == 1);
+    CHECK(t[5 * v + 1] == L.height);
+    CHECK(t[5 * v + 2] == L.leaves);
+    CHECK(t[5 * v + 3] == L.nodes);
+    CHECK(t[5 * v + 4] == 1);
+  }
+  // n = 12 at δ = 0.05 needs far more than grid_net's 2·10⁶ points: recorded as −1, nothing else.
+  const sparseact::Record big = measure_nets(Domain::cube, 12, 0.05, {2}, 1000, 1, 2);
+  CHECK(big.num("grid_size") == -1);
+  CHECK_FALSE(big.has("grid_cover"));
+}

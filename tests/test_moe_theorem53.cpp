@@ -71,3 +71,19 @@ TEST_CASE("eq. (21)'s first ≤ holds exactly for n ≤ 1; smallest counterexamp
   CHECK(std::pow(2.0 * 2 / 3, 0.5) == Approx(1.1547005383792515).epsilon(1e-15));
   CHECK(std::pow(2.0 * 3 / 4, 0.75) == Approx(1.3554030054147672).epsilon(1e-15));
 }
+
+TEST_CASE("Theorem 5.3's table: one row per (K, n, ε, ν), each equal to theorem53", "[moe][theorem53]") {
+  const sparseact::Table t = theorem53_table({Domain::cube, Domain::ball}, {1, 3}, {0.5, 0.1}, {2, 4}, 1, 0.5, {1, 1});
+  REQUIRE(t.rows.size() == 2 * 2 * 2 * 2);
+  CHECK(t.columns.size() == t.rows.front().size());
+  // Row 13: the ball (index 1), n = 3 (1), ε = 0.5 (0), ν = 4 (1).
+  const Theorem53 ref = theorem53(Domain::ball, 3, 1, 4, 0.5, 0.5, {1, 1});
+  const std::vector<double>& row = t.rows[8 + 4 + 0 + 1];
+  CHECK(row[0] == 1);
+  CHECK(row[1] == 3);
+  CHECK(row[2] == 4);
+  CHECK(row[3] == 0.5);
+  CHECK(row[6] == ref.delta);
+  CHECK(row[12] == ref.eq21_ratio);
+  CHECK(row[13] == ref.depth);
+}

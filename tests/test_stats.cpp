@@ -412,3 +412,16 @@ TEST_CASE("stats: weighted_linear_fit matches numpy's polyfit with known varianc
   CHECK_THROWS_AS(weighted_linear_fit(x, y, {0.1, 0.2, 0.0, 0.3, 0.2, 0.1}), std::invalid_argument);
   CHECK_THROWS_AS(weighted_linear_fit(x, y, {0.1, 0.2, kNaN, 0.3, 0.2, 0.1}), std::invalid_argument);
 }
+
+TEST_CASE("stats: loglog_local_slopes sorts by x, skips equal x, and reads a broken power law piecewise", "[stats]") {
+  // y = x² up to x = 4, then y = 16·(x/4)³: local slopes 2, 2, 3 whatever the input order; the repeated x = 2 adds none.
+  const std::vector<double> x{8, 1, 2, 4, 2}, y{128, 1, 4, 16, 4};
+  const std::vector<double> s = loglog_local_slopes(x, y);
+  REQUIRE(s.size() == 3);
+  CHECK_THAT(s[0], WithinRel(2.0, 1e-14));
+  CHECK_THAT(s[1], WithinRel(2.0, 1e-14));
+  CHECK_THAT(s[2], WithinRel(3.0, 1e-14));
+  CHECK(loglog_local_slopes({1.0}, {1.0}).empty());
+  CHECK_THROWS_AS(loglog_local_slopes({1.0, 2.0}, {1.0}), std::invalid_argument);
+  CHECK_THROWS_AS(loglog_local_slopes({1.0, 0.0}, {1.0, 1.0}), std::invalid_argument);
+}

@@ -564,6 +564,22 @@ LinearFit weighted_linear_fit(const std::vector<double>& x, const std::vector<do
   return f;
 }
 
+std::vector<double> loglog_local_slopes(const std::vector<double>& x, const std::vector<double>& y) {
+  if (x.size() != y.size())
+    throw std::invalid_argument(fmt::format("loglog_local_slopes: x and y differ in length ({} vs {})", x.size(), y.size()));
+  std::vector<std::pair<double, double>> pts;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (!(x[i] > 0 && y[i] > 0))
+      throw std::invalid_argument(fmt::format("loglog_local_slopes: point {} is (x = {}, y = {}); needs x > 0 and y > 0", i, x[i], y[i]));
+    pts.push_back({x[i], y[i]});
+  }
+  std::sort(pts.begin(), pts.end());
+  std::vector<double> local;
+  for (std::size_t i = 1; i < pts.size(); ++i)
+    if (pts[i].first > pts[i - 1].first) local.push_back(std::log(pts[i].second / pts[i - 1].second) / std::log(pts[i].first / pts[i - 1].first));
+  return local;
+}
+
 LinearFit loglog_fit(const std::vector<double>& x, const std::vector<double>& y) {
   if (x.size() != y.size())
     throw std::invalid_argument(fmt::format("loglog_fit: x and y differ in length ({} vs {})", x.size(), y.size()));

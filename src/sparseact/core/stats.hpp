@@ -214,6 +214,9 @@ LinearFit weighted_linear_fit(const std::vector<double>& x, const std::vector<do
 /// log y ≈ intercept + slope·log x (natural logs): the exponent of a power law y ∝ x^slope.
 /// Needs every x and y > 0; throws std::invalid_argument otherwise.
 LinearFit loglog_fit(const std::vector<double>& x, const std::vector<double>& y);
+/// The local exponents of y ∝ x^s a log–log fit averages over: with the points sorted by x, each
+/// consecutive pair's ln(y_{i}/y_{i−1}) / ln(x_{i}/x_{i−1}), skipping pairs of equal x. Every x, y > 0.
+std::vector<double> loglog_local_slopes(const std::vector<double>& x, const std::vector<double>& y);
 
 // --- Sample summaries (Boost.Math's univariate statistics) -------------------------------------
 

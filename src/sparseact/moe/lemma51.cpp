@@ -158,4 +158,28 @@ double eq13_printed_nodes(int nu, int h) {
   return (std::pow(double(nu), h + 1) - 1) / (h - 1);
 }
 
+Record measure_nets(Domain d, int n, double delta, const std::vector<int>& nus, int probes, std::uint64_t seed, std::uint64_t stream) {
+  Record rec;
+  const auto measure = [&](const std::string& name, auto&& make) {
+    try {
+      const Eigen::MatrixXd net = make();
+      // The probes' distance computations grow with the net: at most 4e8 point pairs, at least 100 probes.
+      const int p = int(std::max<double>(100, std::min<double>(probes, 4e8 / double(std::max<Eigen::Index>(1, net.cols())))));
+      rec.set(name + "_size", double(net.cols()));
+      rec.set(name + "_cover", covering_radius(d, net, p, seed, stream));
+      std::vector<double> trees;
+      for (int nu : nus) {
+        const BuiltTree t = build_complete_tree(nu, lemma51(d, n, nu, delta).height, net);
+        trees.insert(trees.end(), {double(t.built), double(t.height), double(t.leaves), double(t.nodes), double(t.leaves_contain_net)});
+      }
+      rec.set(name + "_trees", trees);
+    } catch (const std::length_error&) {
+      rec.set(name + "_size", -1.0);
+    }
+  };
+  measure("grid", [&] { return grid_net(d, n, delta); });
+  measure("greedy", [&] { return greedy_net(d, n, delta); });
+  return rec;
+}
+
 }  // namespace sparseact::moe

@@ -13,8 +13,11 @@
 // farthest-point insertion on a grid sample of K; covering radii measured on uniform samples of K.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <Eigen/Core>
+
+#include <sparseact/core/record.hpp>
 
 namespace sparseact::moe {
 
@@ -58,5 +61,11 @@ struct BuiltTree {
   bool leaves_contain_net = false;
 };
 BuiltTree build_complete_tree(int nu, int height, const Eigen::MatrixXd& net, long max_nodes = 5'000'000);
+
+/// One (K, n, δ) cell of momlp_trees: for the grid and the greedy δ-net, `<net>_size` (−1: too large to build
+/// here), `<net>_cover` (covering_radius over up to `probes` points, fewer for large nets, Rng(seed, stream))
+/// and `<net>_trees`, per ν of `nus` the five numbers built, height, leaves, nodes, leaves_contain_net of the
+/// complete ν-ary tree at eq. (14)'s height.
+Record measure_nets(Domain d, int n, double delta, const std::vector<int>& nus, int probes, std::uint64_t seed, std::uint64_t stream);
 
 }  // namespace sparseact::moe

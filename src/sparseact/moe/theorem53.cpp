@@ -28,4 +28,20 @@ Theorem53 theorem53(Domain d, int n, int m, int nu, double eps, double r, const 
   return t;
 }
 
+Table theorem53_table(const std::vector<Domain>& domains, const std::vector<int>& ns, const std::vector<double>& epss,
+                      const std::vector<int>& nus, int m, double r, const Holder& h) {
+  Table thm{"theorem53", {"domain", "n", "nu", "eps", "r", "alpha", "delta", "tree_valid", "height", "leaves", "nodes", "depth_term", "eq21_ratio",
+                          "depth", "width", "table1_experts", "table1_parameters", "table6_experts", "table6_routing"}, {}};
+  for (Domain d : domains)
+    for (int n : ns)
+      for (double eps : epss)
+        for (int nu : nus) {
+          const Theorem53 t = theorem53(d, n, m, nu, eps, r, h);
+          thm.add_row({double(int(d)), double(n), double(nu), eps, r, h.alpha, t.delta, t.tree_valid ? 1.0 : 0.0, double(t.tree.height),
+                       t.tree.leaves, t.tree.nodes, t.depth_term, t.eq21_ratio, t.depth, t.width, t.table1_experts, t.table1_parameters,
+                       t.table6_experts, t.table6_routing});
+        }
+  return thm;
+}
+
 }  // namespace sparseact::moe

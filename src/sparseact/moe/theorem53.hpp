@@ -12,6 +12,9 @@
 //   the routing tree: Lemma 5.1 at δ (leaves = experts, height = routing complexity)
 //   Table 1: experts O(max{1, ε^{2r/n − 1/α}}), parameters per expert O(max{1, ε^{−r}});
 //   Table 6: experts O(max{1, ε^{2r/n}/ω⁻¹(ε)}), routing O(max{1, log(ε^{2r/n}/ω⁻¹(ε))})
+#include <vector>
+
+#include <sparseact/core/result.hpp>
 #include <sparseact/moe/lemma51.hpp>
 
 namespace sparseact::moe {
@@ -34,5 +37,11 @@ struct Theorem53 {
 
 /// Throws std::invalid_argument unless n, m ≥ 1, ν ≥ 2, ε > 0, L > 0 and α ∈ (0, 1].
 Theorem53 theorem53(Domain d, int n, int m, int nu, double eps, double r, const Holder& h);
+
+/// Theorem 5.3 over a grid, as the table "theorem53": one row per (K, n, ε, ν) in that order, columns domain, n, nu,
+/// eps, r, alpha, delta, tree_valid, height, leaves, nodes, depth_term, eq21_ratio, depth, width, table1_experts,
+/// table1_parameters, table6_experts, table6_routing.
+Table theorem53_table(const std::vector<Domain>& domains, const std::vector<int>& ns, const std::vector<double>& epss,
+                      const std::vector<int>& nus, int m, double r, const Holder& h);
 
 }  // namespace sparseact::moe
