@@ -110,6 +110,57 @@ BucketTrial trial_of(const Record& r) {
           .fingerprint_collisions = std::size_t(r.num("fingerprint_collisions"))};
 }
 
+/// The grid's trials read back per point: the tables, the extremes the self-checks read, the points of the
+/// probability and as-printed checks, and the (k·log(2√d/ε), mean log #buckets) pairs of the exponent fit.
+struct GridReadings {
+  Table per_trial{"trials", {"d", "k", "eps", "C", "trial", "sigma_min", "sigma_min_over_sqrt_k", "sigma_min_over_sqrt_K", "buckets",
+                             "singleton_fraction", "diam_sampled", "diam_exact", "diam_bound", "eps_over_c", "arrangement_bound_log",
+                             "acceptance"}, {}};
+  Table per_point{"grid", kGridColumns, {}};
+  double worst_ratio = 0, worst_gap = INFINITY, worst_count = -INFINITY;
+  long eq3_hits = 0, eq3_n = 0;
+  std::size_t collisions = 0;
+  std::string method;                       ///< of the uniform sampler on Γ
+  std::vector<double> fit_x, fit_y, sig_k;  ///< k·log(2√d/ε) and mean log buckets; σ_min/√k of every trial
+  std::vector<Point> prob_points, printed_points;
+  json points = json::array();
+};
+
+GridReadings read_grid(const std::vector<BucketGridPoint>& grid, const std::vector<Record>& records, const Grid& items, int trials,
+                       int samples, int C_fit, double alpha_each) {
+  GridReadings rd;
+  for (std::size_t g = 0; g < grid.size(); ++g) {
+    const BucketGridPoint& cf = grid[g];
+    std::vector<BucketTrial> draws;
+    for (int t = 0; t < trials; ++t) draws.push_back(trial_of(records[items.index({g, std::size_t(t)})]));
+    const BucketPointSummary s = summarize_grid_point(cf, std::move(draws), samples);
+    rd.worst_ratio = std::max(rd.worst_ratio, s.worst_bound_ratio);
+    // Lemma 4.2's proof as printed, ‖A(x₁ − x₂)‖ ≤ ε√k: a bucket pair with ‖x₁ − x₂‖ > ε√k/σ_min(AU) breaks it, since
+    // ‖AU(y₁ − y₂)‖ ≥ σ_min‖y₁ − y₂‖. Our ratio is taken against ε√K, so against ε√k it is √(K/k) = √C times larger.
+    rd.printed_points.push_back({fmt::format("d = {}, k = {}, ε = {}, C = {}", cf.d, cf.k, cf.eps, cf.C), s.worst_bound_ratio * std::sqrt(double(cf.C)), 1.0});
+    rd.worst_gap = std::min(rd.worst_gap, s.worst_exact_minus_sampled);
+    rd.worst_count = std::max(rd.worst_count, s.worst_count_excess);
+    rd.eq3_hits += s.eq3_hits, rd.eq3_n += trials, rd.collisions += s.fingerprint_collisions;
+    rd.method = s.trials.back().sampling_method;
+    for (const BucketTrial& tr : s.trials) rd.sig_k.push_back(tr.sigma_min / std::sqrt(double(cf.k)));
+    add_trial_rows(rd.per_trial, cf, s, samples);
+    const stats::Interval ci = stats::wilson_interval(s.small, trials, alpha_each);
+    const double p_hat = double(s.small) / trials;
+    rd.prob_points.push_back({fmt::format("d={}, k={}, ε={}, C={}", cf.d, cf.k, cf.eps, cf.C), double(s.small), double(trials)});
+    // The fit uses grid points whose counts are nearly complete: a Good–Turing unseen mass ≤ 0.05.
+    if (cf.C == C_fit && s.singleton_fraction <= 0.05) {
+      rd.fit_x.push_back(cf.k * std::log(2 * std::sqrt(double(cf.d)) / cf.eps));
+      rd.fit_y.push_back(s.log_buckets_mean);
+    }
+    rd.per_point.add_row({double(cf.d), double(cf.k), cf.eps, double(cf.C), s.c, p_hat, ci.lo, ci.hi, s.max_diameter, s.median_diameter,
+                       s.eps_over_c, s.buckets_mean, s.log_buckets_mean, s.singleton_fraction, s.beta_point, s.median_sigma_min});
+    rd.points.push_back({{"d", cf.d}, {"k", cf.k}, {"eps", cf.eps}, {"C", cf.C}, {"c", s.c}, {"p_hat", p_hat}, {"ci", {ci.lo, ci.hi}},
+                      {"max_diameter", s.max_diameter}, {"eps_over_c", s.eps_over_c}, {"buckets_mean", s.buckets_mean},
+                      {"beta_point", s.beta_point}, {"singleton_fraction", s.singleton_fraction}});
+  }
+  return rd;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -147,17 +198,6 @@ int main(int argc, char** argv) {
     const double alpha_each = alpha / grid.size();  // Bonferroni over the grid points
 
     // --- Run -------------------------------------------------------------------------------------
-    Table per_trial{"trials", {"d", "k", "eps", "C", "trial", "sigma_min", "sigma_min_over_sqrt_k", "sigma_min_over_sqrt_K", "buckets",
-                               "singleton_fraction", "diam_sampled", "diam_exact", "diam_bound", "eps_over_c", "arrangement_bound_log",
-                               "acceptance"}, {}};
-    Table per_point{"grid", kGridColumns, {}};
-    double worst_ratio = 0, worst_gap = INFINITY, worst_count = -INFINITY;
-    long eq3_hits = 0, eq3_n = 0;
-    std::size_t collisions = 0;
-    std::string method;  // of the uniform sampler on Γ
-    std::vector<double> fit_x, fit_y, sig_k;  // k·log(2√d/ε) and mean log buckets; σ_min/√k of every trial
-    std::vector<Point> prob_points, printed_points;
-    json points = json::array();
     // Work items: (grid point, trial), trial t of point g from stream_id(stream_id(0x4c534842, g), t).
     const Grid items{{grid.size(), static_cast<std::size_t>(trials)}};
     const std::vector<Record> records = a.sweep({
@@ -168,39 +208,11 @@ int main(int argc, char** argv) {
           const auto c = items.coords(i);
           return trial_record(bucket_grid_trial(grid[c[0]], int(c[1]), samples, a.common.seed, stream_id(0x4c534842, c[0]), a.common.device));
         }});
-    for (std::size_t g = 0; g < grid.size(); ++g) {
-      const BucketGridPoint& cf = grid[g];
-      std::vector<BucketTrial> draws;
-      for (int t = 0; t < trials; ++t) draws.push_back(trial_of(records[items.index({g, std::size_t(t)})]));
-      const BucketPointSummary s = summarize_grid_point(cf, std::move(draws), samples);
-      worst_ratio = std::max(worst_ratio, s.worst_bound_ratio);
-      // Lemma 4.2's proof as printed, ‖A(x₁ − x₂)‖ ≤ ε√k: a bucket pair with ‖x₁ − x₂‖ > ε√k/σ_min(AU) breaks it, since
-      // ‖AU(y₁ − y₂)‖ ≥ σ_min‖y₁ − y₂‖. Our ratio is taken against ε√K, so against ε√k it is √(K/k) = √C times larger.
-      printed_points.push_back({fmt::format("d = {}, k = {}, ε = {}, C = {}", cf.d, cf.k, cf.eps, cf.C), s.worst_bound_ratio * std::sqrt(double(cf.C)), 1.0});
-      worst_gap = std::min(worst_gap, s.worst_exact_minus_sampled);
-      worst_count = std::max(worst_count, s.worst_count_excess);
-      eq3_hits += s.eq3_hits, eq3_n += trials, collisions += s.fingerprint_collisions;
-      method = s.trials.back().sampling_method;
-      for (const BucketTrial& tr : s.trials) sig_k.push_back(tr.sigma_min / std::sqrt(double(cf.k)));
-      add_trial_rows(per_trial, cf, s, samples);
-      const stats::Interval ci = stats::wilson_interval(s.small, trials, alpha_each);
-      const double p_hat = double(s.small) / trials;
-      prob_points.push_back({fmt::format("d={}, k={}, ε={}, C={}", cf.d, cf.k, cf.eps, cf.C), double(s.small), double(trials)});
-      // The fit uses grid points whose counts are nearly complete: a Good–Turing unseen mass ≤ 0.05.
-      if (cf.C == int(Cs[0]) && s.singleton_fraction <= 0.05) {
-        fit_x.push_back(cf.k * std::log(2 * std::sqrt(double(cf.d)) / cf.eps));
-        fit_y.push_back(s.log_buckets_mean);
-      }
-      per_point.add_row({double(cf.d), double(cf.k), cf.eps, double(cf.C), s.c, p_hat, ci.lo, ci.hi, s.max_diameter, s.median_diameter,
-                         s.eps_over_c, s.buckets_mean, s.log_buckets_mean, s.singleton_fraction, s.beta_point, s.median_sigma_min});
-      points.push_back({{"d", cf.d}, {"k", cf.k}, {"eps", cf.eps}, {"C", cf.C}, {"c", s.c}, {"p_hat", p_hat}, {"ci", {ci.lo, ci.hi}},
-                        {"max_diameter", s.max_diameter}, {"eps_over_c", s.eps_over_c}, {"buckets_mean", s.buckets_mean},
-                        {"beta_point", s.beta_point}, {"singleton_fraction", s.singleton_fraction}});
-    }
-    const BucketExponent fit = bucket_count_exponent(fit_x, fit_y);
+    GridReadings rd = read_grid(grid, records, items, trials, samples, int(Cs[0]), alpha_each);
+    const BucketExponent fit = bucket_count_exponent(rd.fit_x, rd.fit_y);
     const double C_min = *std::min_element(Cs.begin(), Cs.end());
-    std::sort(sig_k.begin(), sig_k.end());
-    const double c_paper_q10 = sig_k[sig_k.size() / 10];
+    std::sort(rd.sig_k.begin(), rd.sig_k.end());
+    const double c_paper_q10 = rd.sig_k[rd.sig_k.size() / 10];
 
     // --- Checks -----------------------------------------------------------------------------------
     at_most(a, {.id = "same_bucket_distance_bound", .claim = "Lemma 4.2",
@@ -213,14 +225,14 @@ int main(int argc, char** argv) {
                 .detail = {{"grid_points", grid.size()}, {"trials_per_point", trials}},
                 // issue 47: an identity of the construction (a textbook inequality), not the paper's probabilistic claim
                 .kind = Kind::self_check},
-            worst_ratio, 1.0, 1e-9).tolerance["derivation"] = "rounding of the distances and of σ_min (relative 1e-9)";
+            rd.worst_ratio, 1.0, 1e-9).tolerance["derivation"] = "rounding of the distances and of σ_min (relative 1e-9)";
     // The printed form is the paper's statement: an erratum where it fails, its smallest counterexample the first grid point (smallest
     // k, then d) that breaks it.
     std::vector<std::size_t> by_size(grid.size());
     std::iota(by_size.begin(), by_size.end(), std::size_t(0));
     std::stable_sort(by_size.begin(), by_size.end(), [&](std::size_t x, std::size_t y) { return std::pair{grid[x].k, grid[x].d} < std::pair{grid[y].k, grid[y].d}; });
-    const auto first = std::find_if(by_size.begin(), by_size.end(), [&](std::size_t g) { return printed_points[g].measured > 1.0; });
-    const Point* smallest = first == by_size.end() ? nullptr : &printed_points[*first];
+    const auto first = std::find_if(by_size.begin(), by_size.end(), [&](std::size_t g) { return rd.printed_points[g].measured > 1.0; });
+    const Point* smallest = first == by_size.end() ? nullptr : &rd.printed_points[*first];
     for_all(a, {.id = "lemma42_as_printed", .claim = "Lemma 4.2",
                 .statement = "Lemma 4.2's proof as printed: x₁, x₂ in one bucket ⇒ ‖A(x₁ − x₂)‖₂ ≤ ε√k (k the subspace's dimension), "
                              "tested through ‖x₁ − x₂‖ ≤ ε√k / σ_min(A U): largest (bucket diameter)·σ_min(AU)/(ε√k) ≤ 1 at every grid point",
@@ -232,30 +244,18 @@ int main(int argc, char** argv) {
                                           "(same_bucket_distance_bound).",
                                           smallest->label, smallest->measured),
                 .erratum = "ERRATA.md 000: Lemma 4.2's ε√k"},
-            Relation::at_most, printed_points, "grid points (d, k, ε, C)");
+            Relation::at_most, rd.printed_points, "grid points (d, k, ε, C)");
     at_least(a, {.id = "exact_diameter_dominates_samples", .claim = "Lemma 4.2",
                  .statement = "for every hit bucket (k ≤ 3): exact polytope diameter ≥ diameter of its samples: min (exact − sampled) ≥ 0",
                  .note = "Self-check of our diameter code, not evidence about the paper: the samples lie in the closed polytope, "
                          "so min over buckets of (exact − sampled) is ≥ 0 by construction, up to rounding. 0 when no grid point has k ≤ 3.",
-                 .detail = {{"min_exact_minus_sampled", std::isfinite(worst_gap) ? json(worst_gap) : json(nullptr)}},
+                 .detail = {{"min_exact_minus_sampled", std::isfinite(rd.worst_gap) ? json(rd.worst_gap) : json(nullptr)}},
                  .kind = Kind::self_check},
-             std::isfinite(worst_gap) ? worst_gap : 0.0, 0.0, 1e-9);
-    // "P ≥ 0.9 at every grid point" is an intersection: it is shown when every point's one-sided 95% Wilson lower end clears
-    // 0.9 (no multiplicity correction: all must pass), refuted when some point's upper end falls below it. The point that
-    // decides is the one with the lowest upper end if any falls below 0.9, else the one with the lowest lower end; its
-    // one-sided Wilson bounds are binomial_evidence.hpp's.
+             std::isfinite(rd.worst_gap) ? rd.worst_gap : 0.0, 0.0, 1e-9);
+    // "P ≥ 0.9 at every grid point" is an intersection, read at the point that decides it (binomial_evidence.hpp).
     constexpr double kEq3Effect = 0.05;  // the smallest effect of interest of both probability claims: P = 0.95
-    const Point* decisive = nullptr;
-    stats::Interval decisive_ci{};
-    bool refuting = false;
-    json wilson_per_point = json::array();
-    for (const Point& p : prob_points) {
-      const stats::Interval w = stats::wilson_interval(long(p.measured), long(p.bound), 2 * alpha);
-      wilson_per_point.push_back({{"point", p.label}, {"hits", p.measured}, {"trials", p.bound}, {"wilson90", {w.lo, w.hi}}});
-      const bool refutes = w.hi < 0.9;
-      if (!decisive || (refutes && (!refuting || w.hi < decisive_ci.hi)) || (!refuting && !refutes && w.lo < decisive_ci.lo))
-        decisive = &p, decisive_ci = w, refuting = refuting || refutes;
-    }
+    const DecidingPoint deciding = deciding_binomial_point(rd.prob_points, 0.9, alpha);
+    const Point* decisive = &rd.prob_points[deciding.index];
     direction(a, {.id = "diameter_probability", .claim = "Lemma 4.2",
                   .statement = "P[every bucket meeting Γ has diameter ≤ ε/c] ≥ 0.9, c = 1 − 1/√C, at every grid point: θ = P − 0.9 > 0 "
                                "at each, one-sided 95% Wilson bounds; the deciding point's are shown",
@@ -267,13 +267,13 @@ int main(int argc, char** argv) {
                                       "σ_min(AU)/√k over all trials is {:.3f}; with that c the statement ‖x₁−x₂‖ ≤ ε/c does not follow "
                                       "(ERRATA: the proof gives ε√K/σ_min = ε√C/c).",
                                       decisive->label, decisive->measured, decisive->bound, trials, c_paper_q10),
-                  .detail = {{"per_point", wilson_per_point}}},
+                  .detail = {{"per_point", deciding.per_point}}},
               wilson_evidence(std::int64_t(decisive->measured), std::int64_t(decisive->bound), 0.9, alpha, "trials per grid point"),
               {kEq3Effect, fmt::format("smallest effect of interest: P = 0.9 + {:g}", kEq3Effect), false});
-    const stats::Interval eq3 = stats::wilson_interval(eq3_hits, eq3_n, 2 * alpha);  // the one-sided (1 − α) bounds' interval
+    const stats::Interval eq3 = stats::wilson_interval(rd.eq3_hits, rd.eq3_n, 2 * alpha);  // the one-sided (1 − α) bounds' interval
     // θ = P − 0.9, the claim θ ≥ 0: shown when the interval's lower end clears 0.9 (the old "upper end ≥ 0.9"
     // only said the data do not exclude it). Trials are independent draws, so the binomial interval fits.
-    const double eq3_p = double(eq3_hits) / eq3_n;
+    const double eq3_p = double(rd.eq3_hits) / rd.eq3_n;
     direction(a, {.id = "eq3_sigma_min", .claim = "Lemma 4.2",
                   .statement = "eq. (3): P[σ_min(A U) ≥ √K − √k − √(2 ln 10)] ≥ 0.9 (Davidson–Szarek), A U ∈ R^{K×k}: θ = P − 0.9 > 0, "
                                "from the Wilson 95% interval of P",
@@ -281,12 +281,12 @@ int main(int argc, char** argv) {
                                       "the one-sided 95% bounds of θ, inside θ's range [−0.9, 0.1]). The bound is the explicit form of eq. (3)'s σ_min ≥ c√k; "
                                       "for small K it is weak (√K − √k < 2.15 makes it trivial). Median σ_min/√K per grid point in "
                                       "grid.csv. The effect that counts is a stated {:g} (P = 0.95).",
-                                      eq3_p, eq3_n, eq3.lo, eq3.hi, kEq3Effect),
-                  .detail = {{"p_hat", eq3_p}, {"ci", {eq3.lo, eq3.hi}}, {"trials", eq3_n}},
+                                      eq3_p, rd.eq3_n, eq3.lo, eq3.hi, kEq3Effect),
+                  .detail = {{"p_hat", eq3_p}, {"ci", {eq3.lo, eq3.hi}}, {"trials", rd.eq3_n}},
                   // Davidson–Szarek is a theorem about Gaussian matrices, not the paper's; its explicit form is weak at these
                   // sizes, so P ≈ 1 against 0.9: a check that cannot fail (self-check).
                   .kind = Kind::self_check},
-              wilson_evidence(eq3_hits, eq3_n, 0.9, alpha, "trials"),
+              wilson_evidence(rd.eq3_hits, rd.eq3_n, 0.9, alpha, "trials"),
               {kEq3Effect, fmt::format("smallest effect of interest: P = 0.9 + {:g}", kEq3Effect), false});
     at_most(a, {.id = "bucket_count_arrangement", .claim = "Lemma 4.2",
                 .statement = "#buckets meeting Γ ≤ Σ_{j≤k} binom(n, j), n = number of LSH hyperplanes crossing the box of P: "
@@ -297,7 +297,7 @@ int main(int argc, char** argv) {
                         "The paper's own count claim is bucket_count_exponent.",
                 .detail = {{"grid_points", grid.size()}, {"trials_per_point", trials}},
                 .kind = Kind::self_check},
-            worst_count, 0.0, 1e-12);
+            rd.worst_count, 0.0, 1e-12);
     at_most(a, {.id = "bucket_count_exponent", .claim = "Lemma 4.2",
                 .statement = "#buckets ≤ (2√d/ε)^{βk} with β = O(1): fitted β + 2·SE ≤ min C (the exponent of the trivial bound (range/ε)^{Ck})",
                 .note = fmt::format("Least squares of mean log #buckets on k·log(2√d/ε) through the origin over the grid at C = {} "
@@ -311,19 +311,19 @@ int main(int argc, char** argv) {
                 .kind = Kind::self_check},
             fit.beta + 2 * (std::isfinite(fit.beta_se) ? fit.beta_se : 0), C_min);
 
-    r.data["points"] = points;
+    r.data["points"] = rd.points;
     r.data["beta"] = fit.beta;
     r.data["beta_se"] = fit.beta_se;
     r.data["slope_with_intercept"] = fit.slope;
     r.data["c_rule"] = "c = 1 − 1/√C";
     r.data["c_paper_normalisation_q10"] = c_paper_q10;
-    r.data["sampling_method"] = method;
-    r.data["fingerprint_collisions"] = collisions;
+    r.data["sampling_method"] = rd.method;
+    r.data["fingerprint_collisions"] = rd.collisions;
     r.data["diameter_source"] = "exact polytope vertices for k ≤ 3 (buckets hit by samples), max pairwise sample distance otherwise";
-    a.add_table(std::move(per_trial));
+    a.add_table(std::move(rd.per_trial));
 
     // --- Figures ------------------------------------------------------------------------------------
-    add_figures(a, per_point, ks, Cs, epss, fit);
-    a.add_table(std::move(per_point));
+    add_figures(a, rd.per_point, ks, Cs, epss, fit);
+    a.add_table(std::move(rd.per_point));
   });
 }

@@ -285,3 +285,22 @@ TEST_CASE("exit codes: 0 all hold, 4 inconclusive without a refutation, 3 once a
   CHECK(b.result.checks.back().verdict == "fails");
   CHECK(verdict_exit_code(b.result) == exit_check_failed);
 }
+
+TEST_CASE("An intersection of binomial claims is decided by its weakest point: the refuting one, else the lowest lower end",
+          "[app][binomial]") {
+  using app::Point;
+  const auto wilson = [](long hits, long trials) { return stats::wilson_interval(hits, trials, 0.10); };
+  // All clear 0.9 except none refutes: the lowest lower end decides (29/30 below 30/30 and 60/60).
+  const std::vector<Point> clear{{"a", 30, 30}, {"b", 29, 30}, {"c", 60, 60}};
+  const app::DecidingPoint d = app::deciding_binomial_point(clear, 0.9, 0.05);
+  CHECK(d.index == 1);
+  REQUIRE(d.per_point.size() == 3);
+  CHECK(d.per_point[1]["wilson90"][0].get<double>() == wilson(29, 30).lo);
+  // A point whose upper end falls below 0.9 refutes, and among refuting points the lowest upper end decides,
+  // whatever comes before or after it.
+  REQUIRE(wilson(20, 30).hi < 0.9);
+  REQUIRE(wilson(10, 30).hi < wilson(20, 30).hi);
+  CHECK(app::deciding_binomial_point({{"a", 29, 30}, {"b", 20, 30}, {"c", 30, 30}, {"d", 10, 30}, {"e", 25, 30}}, 0.9, 0.05).index == 3);
+  CHECK(app::deciding_binomial_point({{"a", 20, 30}, {"b", 1, 1}}, 0.9, 0.05).index == 0);
+  CHECK_THROWS_AS(app::deciding_binomial_point({}, 0.9, 0.05), std::invalid_argument);
+}

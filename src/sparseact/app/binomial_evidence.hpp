@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,6 +35,31 @@ inline Evidence wilson_evidence(std::int64_t hits, std::int64_t trials, double p
   e.lower = w.lo - p0, e.upper = w.hi - p0;
   e.range_lo = -p0, e.range_hi = 1 - p0;
   return e;
+}
+
+/// "P ≥ p₀ at every point" is an intersection: shown when every point's one-sided (1 − α) Wilson lower end clears
+/// p₀ (no multiplicity correction: all must pass), refuted when some point's upper end falls below it. The point
+/// that decides it, among `points` (Point::measured the hits, Point::bound the trials): the one with the lowest
+/// upper end if any falls below p₀, else the one with the lowest lower end (the first such in order); beside it,
+/// per point {point, hits, trials, wilson90: the two-sided (1 − 2α) interval}. Needs a point.
+struct DecidingPoint {
+  std::size_t index = 0;
+  json per_point;
+};
+inline DecidingPoint deciding_binomial_point(const std::vector<Point>& points, double p0, double alpha) {
+  if (points.empty()) throw std::invalid_argument("deciding_binomial_point: no points");
+  DecidingPoint out{0, json::array()};
+  stats::Interval deciding{};
+  bool refuting = false;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const Point& p = points[i];
+    const stats::Interval w = stats::wilson_interval(long(p.measured), long(p.bound), 2 * alpha);
+    out.per_point.push_back({{"point", p.label}, {"hits", p.measured}, {"trials", p.bound}, {"wilson90", {w.lo, w.hi}}});
+    const bool refutes = w.hi < p0;
+    if (i == 0 || (refutes && (!refuting || w.hi < deciding.hi)) || (!refuting && !refutes && w.lo < deciding.lo))
+      out.index = i, deciding = w, refuting = refuting || refutes;
+  }
+  return out;
 }
 
 /// One group of counts over K = counts.size() categories (e.g. one K's expert loads).
