@@ -177,6 +177,45 @@ plot::Figure size_figure(Eigen::Index d, const std::vector<FamilySizeCurve>& cur
   return fig;
 }
 
+/// "Nearly matching" (§4, after Lemma 4.2): the lower bound Ω((√d L/(Cε))^k) and the upper bound O((L√d/ε)^k) differ by the
+/// constant factor B·C^k, the same power of √d L/ε on both sides. Tested as a rate: the gap (LSH table)/(width bound) is
+/// Θ((√d L/ε)^0) over the family-size sweep of this run's k (ε/8 … 2ε).
+void check_bounds_nearly_match(Analysis& a, const std::vector<FamilySizeCurve>& curves, int d, int k, double L, int bits, double C_inf) {
+  const FamilySizeCurve* own = nullptr;
+  for (const auto& c : curves)
+    if (c.k == k) own = &c;
+  if (own != nullptr && own->x.size() >= 3) {
+    std::vector<double> gap, local;
+    for (std::size_t i = 0; i < own->x.size(); ++i) gap.push_back(own->lsh_table[i] / own->width_bound[i]);
+    for (std::size_t i = 1; i < gap.size(); ++i)
+      local.push_back(std::log(gap[i] / gap[i - 1]) / std::log(own->x[i] / own->x[i - 1]));
+    const stats::LinearFit fit = stats::loglog_fit(own->x, gap);
+    rate(a, {.id = "thm43_bounds_nearly_match", .claim = "Theorem 4.3 (with Theorem 4.1)",
+             .statement = "the bounds nearly match: (LSH table (L√d/ε)^k) / (dense width bound |V|/B) stays a constant (B·C^k) as "
+                          "√d L/ε grows: slope of log(gap) on log(√d L/ε) is 0 within the slack",
+             .note = fmt::format("Family-size sweep at k = {}, d = {}, L = {}: ε from {:.4g} to {:.4g} ({} points), gaps {:.4g} … {:.4g} "
+                                 "(B = {} bits; B·k! = {:.4g} is the limit). The paper states no slack beyond the constant C: a gap "
+                                 "growing like (√dL/ε)^{} or faster (a polynomial loss in 1/ε) would not be 'nearly matching'; below "
+                                 "that, the boundary cells of the slice (|V| ≈ (√dL/ε − 2k)^k/k!) bend the gap at small √dL/ε (local "
+                                 "slope over the sweep's upper half in measured, every consecutive one in detail; they "
+                                 "approach 0). Deterministic: the fit's SE is the curvature of that bend.",
+                                 k, d, L, own->eps.front(), own->eps.back(), own->x.size(), gap.front(), gap.back(), bits,
+                                 std::pow(C_inf, double(k)) * bits, kNearlyMatchSlack),
+             .detail = {{"x", own->x}, {"gap", gap}, {"eps", own->eps}, {"all_local_slopes", local}},
+             // TOST on deterministic numbers (the fit's SE is curvature, not noise): a self-check of our two formulas.
+             .kind = Kind::self_check,
+             .deterministic_data = true},
+         fit, RateForm::tight, 0.0, kNearlyMatchSlack,
+         fmt::format("{}: smallest polynomial gap in √dL/ε of interest (the paper's 'nearly' allows only the constant C^k)",
+                     kNearlyMatchSlack),
+         // measured stays short: the slope over the upper half of the sweep (largest √dL/ε); every consecutive one in detail
+         std::vector<double>{std::log(gap.back() / gap[gap.size() / 2]) / std::log(own->x.back() / own->x[gap.size() / 2])},
+         "values of ε");
+  } else {
+    a.result.data["nearly_match_skipped"] = "fewer than 3 values of ε in the family-size sweep for this k";
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -317,65 +356,16 @@ int main(int argc, char** argv) {
                 // A lower bound below its own upper bound, both computed by us: holds by construction (self-check).
                 .kind = Kind::self_check},
             t_min, table).tolerance["bits_per_parameter"] = bits;
-    // "Nearly matching" (§4, after Lemma 4.2): the lower bound Ω((√d L/(Cε))^k) and the upper bound O((L√d/ε)^k) differ by the
-    // constant factor B·C^k, the same power of √d L/ε on both sides. Tested as a rate: the gap (LSH table)/(width bound) is
-    // Θ((√d L/ε)^0) over the family-size sweep of this run's k (ε/8 … 2ε).
-    const FamilySizeCurve* own = nullptr;
-    for (const auto& c : curves)
-      if (c.k == k) own = &c;
-    if (own != nullptr && own->x.size() >= 3) {
-      std::vector<double> gap, local;
-      for (std::size_t i = 0; i < own->x.size(); ++i) gap.push_back(own->lsh_table[i] / own->width_bound[i]);
-      for (std::size_t i = 1; i < gap.size(); ++i)
-        local.push_back(std::log(gap[i] / gap[i - 1]) / std::log(own->x[i] / own->x[i - 1]));
-      const stats::LinearFit fit = stats::loglog_fit(own->x, gap);
-      rate(a, {.id = "thm43_bounds_nearly_match", .claim = "Theorem 4.3 (with Theorem 4.1)",
-               .statement = "the bounds nearly match: (LSH table (L√d/ε)^k) / (dense width bound |V|/B) stays a constant (B·C^k) as "
-                            "√d L/ε grows: slope of log(gap) on log(√d L/ε) is 0 within the slack",
-               .note = fmt::format("Family-size sweep at k = {}, d = {}, L = {}: ε from {:.4g} to {:.4g} ({} points), gaps {:.4g} … {:.4g} "
-                                   "(B = {} bits; B·k! = {:.4g} is the limit). The paper states no slack beyond the constant C: a gap "
-                                   "growing like (√dL/ε)^{} or faster (a polynomial loss in 1/ε) would not be 'nearly matching'; below "
-                                   "that, the boundary cells of the slice (|V| ≈ (√dL/ε − 2k)^k/k!) bend the gap at small √dL/ε (local "
-                                   "slope over the sweep's upper half in measured, every consecutive one in detail; they "
-                                   "approach 0). Deterministic: the fit's SE is the curvature of that bend.",
-                                   k, d, L, own->eps.front(), own->eps.back(), own->x.size(), gap.front(), gap.back(), bits,
-                                   std::pow(C_inf, double(k)) * bits, kNearlyMatchSlack),
-               .detail = {{"x", own->x}, {"gap", gap}, {"eps", own->eps}, {"all_local_slopes", local}},
-               // TOST on deterministic numbers (the fit's SE is curvature, not noise): a self-check of our two formulas.
-               .kind = Kind::self_check,
-               .deterministic_data = true},
-           fit, RateForm::tight, 0.0, kNearlyMatchSlack,
-           fmt::format("{}: smallest polynomial gap in √dL/ε of interest (the paper's 'nearly' allows only the constant C^k)",
-                       kNearlyMatchSlack),
-           // measured stays short: the slope over the upper half of the sweep (largest √dL/ε); every consecutive one in detail
-           std::vector<double>{std::log(gap.back() / gap[gap.size() / 2]) / std::log(own->x.back() / own->x[gap.size() / 2])},
-           "values of ε");
-    } else {
-      r.data["nearly_match_skipped"] = "fewer than 3 values of ε in the family-size sweep for this k";
-    }
+    check_bounds_nearly_match(a, curves, d, k, L, bits, C_inf);
 
-    r.data["centres"] = V;
-    r.data["centre_count_centres_inside"] = F.centre_count;
-    r.data["cells_per_axis"] = F.cells_per_axis;
-    r.data["log2_family_size"] = F.log2_family_size();
-    r.data["count_lower_bound"] = count_lb;
-    r.data["C"] = C;
-    r.data["C_asymptotic"] = C_inf;
-    r.data["proof_count_with_C_asymptotic"] = proof_count(d, k, eps, L, C_inf);
-    r.data["width_lower_bound"] = t_min;
-    r.data["bits_per_parameter"] = bits;
-    r.data["lsh_table_size"] = table;
-    r.data["lsh_nonempty_buckets"] = buckets;
-    r.data["lsh_hashes"] = lsh_D;
-    r.data["lsh_points"] = lsh_N;
-    r.data["sample_lower_bound"] = samples_lb;
-    r.data["max_lipschitz_ratio"] = lip.max_ratio;
-    r.data["min_radial_ratio"] = lip.min_radial_ratio;
-    r.data["max_gradient_norm"] = lip.max_gradient;
-    r.data["min_sup_distance"] = sep.min_sup_distance;
-    r.data["min_centre_spacing"] = spacing;
-    r.data["max_overlap"] = lip.max_overlap;
-    r.data["loglog_slopes"] = slopes;
+    r.data.update({{"centres", V}, {"centre_count_centres_inside", F.centre_count}, {"cells_per_axis", F.cells_per_axis},
+                   {"log2_family_size", F.log2_family_size()}, {"count_lower_bound", count_lb}, {"C", C}, {"C_asymptotic", C_inf},
+                   {"proof_count_with_C_asymptotic", proof_count(d, k, eps, L, C_inf)}, {"width_lower_bound", t_min},
+                   {"bits_per_parameter", bits}, {"lsh_table_size", table}, {"lsh_nonempty_buckets", buckets}, {"lsh_hashes", lsh_D},
+                   {"lsh_points", lsh_N}, {"sample_lower_bound", samples_lb}, {"max_lipschitz_ratio", lip.max_ratio},
+                   {"min_radial_ratio", lip.min_radial_ratio}, {"max_gradient_norm", lip.max_gradient},
+                   {"min_sup_distance", sep.min_sup_distance}, {"min_centre_spacing", spacing}, {"max_overlap", lip.max_overlap},
+                   {"loglog_slopes", slopes}});
     add_tables(a, F, M, lip, sep, curves);
 
     // --- Figures ---------------------------------------------------------------------------------
