@@ -18,6 +18,7 @@
 #include <sparseact/moe/certificate.hpp>
 #include <sparseact/moe/shatter.hpp>
 #include <sparseact/moe/shatter_net.hpp>
+#include <sparseact/moe/shatter_record.hpp>
 #include <sparseact/moe/shatter_search.hpp>
 #include <sparseact/moe/vc_bounds.hpp>
 
@@ -103,39 +104,13 @@ int main(int argc, char** argv) {
         .key = [&](std::size_t i) { return fmt::format("class={}", i < cs.size() ? to_string(cs[i].kind) : to_string(searched[i - cs.size()].kind)); },
         .cost = [&](std::size_t i) { return std::exp2(i < cs.size() ? m_of(cs[i]) : m_search(searched[i - cs.size()])); },
         .item = [&](std::size_t i) {
-          if (i >= cs.size() && exact_on_R) {  // a search class on R: Gaussian points
-            const SearchSpec& sp = searched[i - cs.size()];
-            const int m = m_search(sp);
-            Rng rng(a.common.seed, stream_id(0x003'0045, i));
-            std::vector<double> pts(static_cast<std::size_t>(m));
-            for (auto& v : pts) v = rng.normal();
-            const SearchGrowth g = search_growth(sp, pts, m);
-            const CertificateSet certs = certify_shattered(sp, pts, g.vc_found);
-            return Record().set("realized", std::vector<double>(g.realized.begin(), g.realized.end())).set("vc_found", double(g.vc_found))
-                .set("certificates", certs.json.dump()).set("cert_total", double(certs.total)).set("cert_verified", double(certs.verified));
-          }
-          if (i >= cs.size()) {  // in R^n or at depth J ≥ 2: random hidden stacks, Gaussian points
-            const SearchSpec& sp = searched[i - cs.size()];
-            const bool mixture = sp.kind == SearchClass::momlp || sp.kind == SearchClass::momlp_relu;
-            const NetSearchSpec ns{.relu = sp.kind == SearchClass::relu || sp.kind == SearchClass::momlp_relu, .J = J, .W = W, .L = mixture ? L : 1,
-                                   .stacks = stacks, .partitions = partitions};
-            const int m = mmax > 0 ? std::min(mmax, 14) : 12;
-            Eigen::MatrixXd X(net_n, m);
-            Rng rng(a.common.seed, stream_id(0x003'0046, i));
-            for (auto& v : X.reshaped()) v = rng.normal();
-            const NetGrowth g = net_growth(ns, X, m, a.common.seed);
-            return Record().set("realized", std::vector<double>(g.realized.begin(), g.realized.end())).set("vc_found", double(g.vc_found))
-                .set("certificates", g.certificates.json.dump()).set("cert_total", double(g.certificates.total))
-                .set("cert_verified", double(g.certificates.verified));
-          }
-          const FeatureClass& c = cs[i];
-          const int m = m_of(c);
-          const Eigen::MatrixXd X = class_points(c, m, a.common.seed);
-          const Growth g = growth(c, X, m, exact);
-          const CertificateSet certs = certify_shattered(c, X, g);
-          return Record().set("realized", std::vector<double>(g.realized.begin(), g.realized.end())).set("vc_found", double(g.vc_found))
-              .set("lps", double(g.lps)).set("inherited", double(g.inherited)).set("unverified", double(g.unverified))
-              .set("certificates", certs.json.dump()).set("cert_total", double(certs.total)).set("cert_verified", double(certs.verified));
+          if (i < cs.size()) return shatter_record(cs[i], m_of(cs[i]), exact, a.common.seed);
+          const SearchSpec& sp = searched[i - cs.size()];
+          if (exact_on_R) return shatter_record(sp, m_search(sp), a.common.seed, stream_id(0x003'0045, i));  // on R, exactly
+          const bool mixture = sp.kind == SearchClass::momlp || sp.kind == SearchClass::momlp_relu;  // in Rⁿ or at J ≥ 2: searched
+          const NetSearchSpec ns{.relu = sp.kind == SearchClass::relu || sp.kind == SearchClass::momlp_relu, .J = J, .W = W,
+                                 .L = mixture ? L : 1, .stacks = stacks, .partitions = partitions};
+          return shatter_record(ns, net_n, mmax > 0 ? std::min(mmax, 14) : 12, a.common.seed, stream_id(0x003'0046, i));
         }});
 
     // --- Checks and tables ------------------------------------------------------------------------------

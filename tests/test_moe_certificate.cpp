@@ -8,6 +8,7 @@
 
 #include <sparseact/core/rng.hpp>
 #include <sparseact/moe/certificate.hpp>
+#include <sparseact/moe/shatter_record.hpp>
 
 using namespace sparseact;
 using namespace sparseact::moe;
@@ -120,4 +121,24 @@ TEST_CASE("certificates outside their class, or tampered, are rejected", "[moe][
   CHECK(rational_from_json(json("1/3")) == Rational(1, 3));
   CHECK_THROWS(rational_from_json(json("one third")));
   CHECK_THROWS(certificate_from_json(json::object()));
+}
+
+TEST_CASE("vc_shatter's work items: each engine's record holds the textbook VC dimension and verified certificates",
+          "[moe][certificate][shatter_record]") {
+  // Halfspaces in R² (VC 3, Cover's 2Σ_{k≤2} C(m − 1, k) labelings), a ReLU unit of width 1 on R (VC W + 1 = 2).
+  const sparseact::Record half = shatter_record(FeatureClass{FixedClass::halfspace, 2, 2, {}}, 5, false, 3);
+  CHECK(half.num("vc_found") == 3);
+  CHECK(half.arr("realized") == std::vector<double>{2, 4, 8, 14, 22});
+  CHECK(half.num("cert_total") == 8);
+  CHECK(half.num("cert_verified") == 8);
+  CHECK(half.num("unverified") == 0);
+  CHECK(json::parse(half.str("certificates"))["labelings"].size() == 8);
+  const sparseact::Record relu = shatter_record(SearchSpec{SearchClass::relu, 1, 1}, 4, 3, 7);
+  CHECK(relu.num("vc_found") == 2);
+  CHECK(relu.num("cert_verified") == relu.num("cert_total"));
+  CHECK_FALSE(relu.has("lps"));
+  // The network search is a lower bound: never above the 1-D class's exact value, certificates verified.
+  const sparseact::Record net = shatter_record(NetSearchSpec{.relu = true, .J = 1, .W = 1, .L = 1, .stacks = 8, .partitions = 4}, 1, 4, 3, 7);
+  CHECK(net.num("vc_found") <= 2);
+  CHECK(net.num("cert_verified") == net.num("cert_total"));
 }
