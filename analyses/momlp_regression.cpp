@@ -28,14 +28,6 @@ using namespace sparseact::moe;
 
 namespace {
 
-struct Item {
-  Target target;
-  double hurst;
-  int run;
-  Model model;
-  int K;
-};
-
 // Table 4 (MoMLP, baseline: mean ± sd of the test MSE over 10 runs).
 const json kTable4 = {{"fbm", {{"momlp", {0.057, 0.085}}, {"baseline", {0.128, 0.012}}}},
                       {"ackley2", {{"momlp", {0.00015, 0.00006}}, {"baseline", {0.08723, 0.01059}}}},
@@ -50,6 +42,31 @@ Evidence log_ratio(const std::vector<double>& other, const std::vector<double>& 
   for (double v : momlp) lm.push_back(std::log(v));
   return evidence(stats::paired_t_test(lo, lm, stats::Alternative::greater), std::size_t(runs), "runs (paired splits)",
                   "paired t over runs on ln MSE(other) − ln MSE(MoMLP)");
+}
+
+/// Our own question, per target: the MoMLP's test MSE against K at fixed expert width. Per run, the least-squares
+/// slope of ln MSE on log₂ K (one split per run, every K on it); θ = −mean slope. by_k[j][run]: the MSE at ks[j].
+void check_mse_falls_with_K(Analysis& a, const std::string& name, const std::vector<double>& ks,
+                            const std::vector<std::vector<double>>& by_k, const std::string& departures, const std::string& departure) {
+  const std::size_t runs = by_k.front().size();
+  std::vector<double> falls, zeros(runs, 0.0);
+  for (std::size_t run = 0; run < runs; ++run) {
+    std::vector<double> lk, lm;
+    for (std::size_t j = 0; j < ks.size(); ++j) lk.push_back(std::log2(ks[j])), lm.push_back(std::log(by_k[j][run]));
+    falls.push_back(-stats::linear_fit(lk, lm).slope);
+  }
+  direction(a, {.id = "mse_falls_with_K_" + name, .claim = "Theorem 4.1 (more experts, same expert size)",
+                .statement = fmt::format("{}: the MoMLP's test MSE falls as K grows at fixed expert width: θ = −(slope of ln MSE on log₂ K over "
+                                         "K ∈ {{{}}}) > 0", name, fmt::join(ks, ", ")),
+                .note = fmt::format("per-run slopes {:.3f}. Our own question: Theorem 4.1 bounds the best approximation's error "
+                                    "for a given number of experts and expert size, and §6.1 trains K = 4 only; the paper asks nothing "
+                                    "of trained nets' test MSE against K, so a falling or rising MSE here is neither for nor against "
+                                    "it. {}", fmt::join(falls, ", "), departures),
+                .kind = Kind::own_question, .departure = departure},
+            evidence(stats::paired_t_test(falls, zeros, stats::Alternative::greater), runs, "runs",
+                     "one-sample t over runs of each run's least-squares slope"),
+            {std::log(1 / 0.9), "smallest effect of interest: 10 % lower MSE per doubling of K (0.105); Theorem 4.1 prints no rate in K for "
+                                "trained nets", false});
 }
 
 }  // namespace
@@ -97,49 +114,22 @@ int main(int argc, char** argv) {
                                  .device = a.common.device};  // cuda: stage 3 and the baselines on the GPU (stage 1 on the CPU)
 
     // --- Run: one item per trained model -----------------------------------------------------------------
-    std::vector<Item> items;
-    for (Target t : targets)
-      for (int run = 0; run < runs; ++run) {
-        for (double k : ks) items.push_back({t, hurst, run, Model::momlp, int(k)});
-        items.push_back({t, hurst, run, Model::baseline, K});
-        items.push_back({t, hurst, run, Model::equal_active, K});
-      }
-    if (std::find(targets.begin(), targets.end(), Target::fbm) != targets.end())
-      for (double h : hursts)
-        if (h != hurst)
-          for (int run = 0; run < runs; ++run)
-            for (Model m : {Model::momlp, Model::baseline}) items.push_back({Target::fbm, h, run, m, K});
+    const std::vector<StudyItem> items = study_items(targets, runs, ks, K, hurst, hursts);
     const std::vector<Record> records = a.sweep({
         .label = "trained models", .count = items.size(),
-        .key = [&](std::size_t i) { const Item& it = items[i];
-          return fmt::format("target={} hurst={:g} run={} model={} K={}", to_string(it.target), it.hurst, it.run, to_string(it.model), it.K); },
-        .cost = [&](std::size_t i) { const Item& it = items[i];
+        .key = [&](std::size_t i) { return sweep_key(items[i]); },
+        .cost = [&](std::size_t i) { const StudyItem& it = items[i];
           const double w = it.model == Model::baseline ? baseline_width(width, it.K) : width;
           return std::pow(double(side(it.target)), dimension(it.target)) * w * w; },
         .item = [&](std::size_t i) {
-          const Item& it = items[i];
+          const StudyItem& it = items[i];
           const std::uint64_t split_stream = stream_id(0x003'0d02, std::uint64_t(it.target) * 1000 + std::uint64_t(it.run));
           const Split split = split_80_20(grid_dataset(it.target, side(it.target), it.hurst, a.common.seed), a.common.seed, split_stream);
-          const RegressionResult res = run_regression({.model = it.model, .K = it.K, .momlp = settings}, split, a.common.seed,
-                                                      stream_id(split_stream, std::uint64_t(it.model) * 4096 + std::uint64_t(it.K)));
-          std::vector<double> cells(res.cell_sizes.begin(), res.cell_sizes.end());
-          return Record().set("test_mse", res.test_mse).set("train_mse", res.train_mse).set("parameters", res.parameters)
-              .set("active_parameters", res.active_parameters).set("cells", cells);
+          return to_record(run_regression({.model = it.model, .K = it.K, .momlp = settings}, split, a.common.seed,
+                                          stream_id(split_stream, std::uint64_t(it.model) * 4096 + std::uint64_t(it.K))));
         }});
 
-    // --- Table and per-target samples --------------------------------------------------------------------
-    Table table{"runs", {"target", "hurst", "run", "model", "K", "test_mse", "train_mse", "parameters", "active_parameters",
-                                 "min_cell"}, {}};
-    const auto mses = [&](Target t, double h, Model m, int k) {
-      std::vector<double> v;
-      for (std::size_t i = 0; i < items.size(); ++i)
-        if (items[i].target == t && items[i].hurst == h && items[i].model == m && items[i].K == k) v.push_back(records[i].num("test_mse"));
-      return v;
-    };
-    for (std::size_t i = 0; i < items.size(); ++i)
-      table.add_row({double(items[i].target), items[i].hurst, double(items[i].run), double(items[i].model), double(items[i].K),
-                     records[i].num("test_mse"), records[i].num("train_mse"), records[i].num("parameters"), records[i].num("active_parameters"),
-                     records[i].arr("cells").empty() ? std::nan("") : *std::min_element(records[i].arr("cells").begin(), records[i].arr("cells").end())});
+    const auto mses = [&](Target t, double h, Model m, int k) { return test_mses(items, records, t, h, m, k); };
     const auto mean_sd = [](const std::vector<double>& v) {
       stats::RunningMean m;
       for (double x : v) m.push(x);
@@ -188,25 +178,9 @@ int main(int argc, char** argv) {
                     .note = numbers + departures, .kind = Kind::own_question, .departure = departure},
                 log_ratio(eq, mo, runs), sesoi);
       if (ks.size() >= 3) {
-        // Per run, the least-squares slope of ln MSE on log₂ K (one split per run, every K on it); θ = −mean slope.
-        std::vector<double> falls, zeros(std::size_t(runs), 0.0);
-        for (int run = 0; run < runs; ++run) {
-          std::vector<double> lk, lm;
-          for (double k : ks) lk.push_back(std::log2(k)), lm.push_back(std::log(mses(t, hurst, Model::momlp, int(k))[std::size_t(run)]));
-          falls.push_back(-stats::linear_fit(lk, lm).slope);
-        }
-        direction(a, {.id = "mse_falls_with_K_" + name, .claim = "Theorem 4.1 (more experts, same expert size)",
-                      .statement = fmt::format("{}: the MoMLP's test MSE falls as K grows at fixed expert width: θ = −(slope of ln MSE on log₂ K over "
-                                               "K ∈ {{{}}}) > 0", name, fmt::join(ks, ", ")),
-                      .note = fmt::format("per-run slopes {:.3f}. Our own question: Theorem 4.1 bounds the best approximation's error "
-                                          "for a given number of experts and expert size, and §6.1 trains K = 4 only; the paper asks nothing "
-                                          "of trained nets' test MSE against K, so a falling or rising MSE here is neither for nor against "
-                                          "it. {}", fmt::join(falls, ", "), departures),
-                      .kind = Kind::own_question, .departure = departure},
-                  evidence(stats::paired_t_test(falls, zeros, stats::Alternative::greater), std::size_t(runs), "runs",
-                           "one-sample t over runs of each run's least-squares slope"),
-                  {std::log(1 / 0.9), "smallest effect of interest: 10 % lower MSE per doubling of K (0.105); Theorem 4.1 prints no rate in K for "
-                                      "trained nets", false});
+        std::vector<std::vector<double>> by_k;  // per K, the MoMLP's test MSE per run
+        for (double k : ks) by_k.push_back(mses(t, hurst, Model::momlp, int(k)));
+        check_mse_falls_with_K(a, name, ks, by_k, departures, departure);
       }
     }
     json by_hurst = json::array();
@@ -221,7 +195,7 @@ int main(int argc, char** argv) {
                                     s1, s2, s3, layers, width, lr, batch, stage1, sigma, budget_text, epochs,
                                     budget_text == "steps" ? "each expert takes the steps of that many epochs over all training data" : "over its own cell",
                                     stage1 + epochs, hurst);
-    a.add_table(std::move(table));
+    a.add_table(runs_table(items, records));
 
     // --- Figures: MSE against K per target (baselines as K = their width's K); fBm MSE against H --------
     plot::Figure fig{.name = "momlp_regression_K", .title = "MoMLP test MSE against K (dashed: the width-w√K baseline)", .xlabel = "K",

@@ -106,3 +106,33 @@ TEST_CASE("run_regression: standardised targets make every model's MSE shift- an
     CHECK(raw.test_mse > 10 * b.test_mse);
   }
 }
+
+TEST_CASE("momlp_regression's items: Table 4 with a K sweep and a Hurst sweep, read back by target, model and K",
+          "[moe][regression_study]") {
+  // 2 targets × 2 runs × (3 K's + baseline + width-w MLP) = 20, then fBm at H = 0.3: 2 runs × (MoMLP, baseline) = 4;
+  // H = 0.5 is the main comparison's and adds nothing.
+  const std::vector<StudyItem> items = study_items({Target::fbm, Target::ackley2}, 2, {1, 2, 4}, 4, 0.5, {0.3, 0.5});
+  REQUIRE(items.size() == 24);
+  CHECK(items[3].model == Model::baseline);
+  CHECK(items[3].K == 4);
+  CHECK(items[20].hurst == 0.3);
+  CHECK(sweep_key(items[1]) == "target=fbm hurst=0.5 run=0 model=momlp K=2");
+  CHECK(study_items({Target::ackley2}, 2, {4}, 4, 0.5, {0.3}).size() == 6);  // no fBm: no Hurst sweep
+
+  std::vector<Record> records;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    RegressionResult r;
+    r.test_mse = double(i), r.train_mse = 0.5 * double(i);
+    if (items[i].model == Model::momlp) r.cell_sizes = {7, 3, 5};
+    records.push_back(to_record(r));
+  }
+  // The MoMLP at K = 2 on fBm, H = 0.5: items 1 (run 0) and 6 (run 1).
+  CHECK(test_mses(items, records, Target::fbm, 0.5, Model::momlp, 2) == std::vector<double>{1, 6});
+  CHECK(test_mses(items, records, Target::fbm, 0.3, Model::baseline, 4) == std::vector<double>{21, 23});
+  const Table t = runs_table(items, records);
+  REQUIRE(t.rows.size() == 24);
+  CHECK(t.rows[1][9] == 3);             // the smallest cell
+  CHECK(std::isnan(t.rows[3][9]));      // a baseline has no cells
+  CHECK(t.rows[5][0] == double(Target::fbm));
+  CHECK(t.rows[5][2] == 1);             // run 1
+}

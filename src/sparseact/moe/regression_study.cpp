@@ -1,6 +1,9 @@
 #include <sparseact/moe/regression_study.hpp>
 
+#include <algorithm>
 #include <cmath>
+
+#include <fmt/format.h>
 
 #include <sparseact/core/errors.hpp>
 #include <sparseact/core/rng.hpp>
@@ -112,6 +115,51 @@ RegressionResult run_regression(const RegressionRun& run, const Split& split, st
   r.train_mse = mse(answer(predict(f, split.train.x)), split.train.y);
   r.parameters = r.active_parameters = double(nn::parameter_count(f.net));
   return r;
+}
+
+std::vector<StudyItem> study_items(const std::vector<Target>& targets, int runs, const std::vector<double>& ks, int K, double hurst,
+                                   const std::vector<double>& hursts) {
+  std::vector<StudyItem> items;
+  for (Target t : targets)
+    for (int run = 0; run < runs; ++run) {
+      for (double k : ks) items.push_back({t, hurst, run, Model::momlp, int(k)});
+      items.push_back({t, hurst, run, Model::baseline, K});
+      items.push_back({t, hurst, run, Model::equal_active, K});
+    }
+  if (std::find(targets.begin(), targets.end(), Target::fbm) != targets.end())
+    for (double h : hursts)
+      if (h != hurst)
+        for (int run = 0; run < runs; ++run)
+          for (Model m : {Model::momlp, Model::baseline}) items.push_back({Target::fbm, h, run, m, K});
+  return items;
+}
+
+std::string sweep_key(const StudyItem& it) {
+  return fmt::format("target={} hurst={:g} run={} model={} K={}", to_string(it.target), it.hurst, it.run, to_string(it.model), it.K);
+}
+
+Record to_record(const RegressionResult& res) {
+  std::vector<double> cells(res.cell_sizes.begin(), res.cell_sizes.end());
+  return Record().set("test_mse", res.test_mse).set("train_mse", res.train_mse).set("parameters", res.parameters)
+      .set("active_parameters", res.active_parameters).set("cells", cells);
+}
+
+std::vector<double> test_mses(const std::vector<StudyItem>& items, const std::vector<Record>& records, Target t, double hurst, Model m, int K) {
+  std::vector<double> v;
+  for (std::size_t i = 0; i < items.size(); ++i)
+    if (items[i].target == t && items[i].hurst == hurst && items[i].model == m && items[i].K == K) v.push_back(records[i].num("test_mse"));
+  return v;
+}
+
+Table runs_table(const std::vector<StudyItem>& items, const std::vector<Record>& records) {
+  Table table{"runs", {"target", "hurst", "run", "model", "K", "test_mse", "train_mse", "parameters", "active_parameters", "min_cell"}, {}};
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const std::vector<double>& cells = records[i].arr("cells");
+    table.add_row({double(items[i].target), items[i].hurst, double(items[i].run), double(items[i].model), double(items[i].K),
+                   records[i].num("test_mse"), records[i].num("train_mse"), records[i].num("parameters"), records[i].num("active_parameters"),
+                   cells.empty() ? std::nan("") : *std::min_element(cells.begin(), cells.end())});
+  }
+  return table;
 }
 
 }  // namespace sparseact::moe

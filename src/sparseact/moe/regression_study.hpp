@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <sparseact/core/record.hpp>
+#include <sparseact/core/result.hpp>
 #include <sparseact/moe/momlp.hpp>
 #include <sparseact/nn/data.hpp>
 
@@ -56,6 +58,31 @@ struct RegressionResult {
 /// stage1_epochs + epochs epochs, the MoMLP's two stages together, so every model sees the data equally often.
 /// With run.standardize_targets every model trains on standardised targets (one μ, s per split, shared by all).
 RegressionResult run_regression(const RegressionRun& run, const Split& split, std::uint64_t seed, std::uint64_t stream);
+
+// --- momlp_regression's study: one trained model per item ----------------------------------------------
+
+/// One trained model: a target (and the fBm's Hurst index), a run (its split), a model and its K.
+struct StudyItem {
+  Target target;
+  double hurst;
+  int run;
+  Model model;
+  int K;
+};
+/// Table 4 with a K sweep, in sweep order: per target and run, the MoMLP at every K of `ks`, then the baseline
+/// and the width-w MLP at `K`; then, where fBm is a target, per Hurst index of `hursts` other than `hurst`, per
+/// run the MoMLP and the baseline at `K`.
+std::vector<StudyItem> study_items(const std::vector<Target>& targets, int runs, const std::vector<double>& ks, int K, double hurst,
+                                   const std::vector<double>& hursts);
+/// "target=fbm hurst=0.5 run=0 model=momlp K=4".
+std::string sweep_key(const StudyItem& item);
+/// A result as the item's record: test_mse, train_mse, parameters, active_parameters, cells (the cells' sizes).
+Record to_record(const RegressionResult& result);
+/// The test MSEs of the items matching (target, hurst, model, K), in run order.
+std::vector<double> test_mses(const std::vector<StudyItem>& items, const std::vector<Record>& records, Target t, double hurst, Model m, int K);
+/// One row per item, the table "runs": target, hurst, run, model, K, test_mse, train_mse, parameters,
+/// active_parameters, min_cell (NaN without cells).
+Table runs_table(const std::vector<StudyItem>& items, const std::vector<Record>& records);
 
 
 }  // namespace sparseact::moe
