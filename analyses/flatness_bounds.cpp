@@ -26,15 +26,11 @@
 #include <sparseact/app/checks.hpp>
 #include <sparseact/app/sweep.hpp>
 #include <sparseact/core/errors.hpp>
-#include <sparseact/core/rng.hpp>
+#include <sparseact/flatness/bound_run.hpp>
 #include <sparseact/flatness/checkpoint.hpp>
 #include <sparseact/flatness/records.hpp>
-#include <sparseact/flatness/refine.hpp>
 #include <sparseact/nn/data.hpp>
 #include <sparseact/nn/data_cache.hpp>
-#include <sparseact/nn/optim.hpp>
-#include <sparseact/nn/recipes.hpp>
-#include <sparseact/nn/train.hpp>
 
 using namespace sparseact;
 using namespace sparseact::app;
@@ -133,6 +129,35 @@ plot::Figure bounds_figure(const Model& model, const std::vector<Checkpoint>& cp
   return fig;
 }
 
+/// The identities that make Lemma 5, Theorem 2 and Corollary 1 one comparison, each side from its own formula.
+void check_identities(Analysis& a, const Model& model, const Record& record, const std::vector<Checkpoint>& cps) {
+  const std::vector<double>& l5 = record.arr("identities.lemma5");
+  const std::vector<double>& t2 = record.arr("identities.theorem2");
+  const std::vector<double>& c1 = record.arr("identities.corollary1");
+  std::vector<Point> agree;
+  json id_detail = json::array();
+  for (std::size_t i = 0; i < cps.size(); ++i) {
+    const double ref = std::abs(t2[i]);
+    const double worst = std::max({std::abs(l5[i] - t2[i]), std::abs(c1[i] - t2[i]), std::abs(cps[i].bounds.theorem2 - t2[i])}) / ref;
+    agree.push_back({fmt::format("step {}", cps[i].step), worst, 1e-12});
+    id_detail.push_back({{"step", cps[i].step}, {"lemma5", l5[i]}, {"theorem2", t2[i]}, {"corollary1", c1[i]},
+                         {"checked_value", cps[i].bounds.theorem2}});
+  }
+  for_all(a, {.id = fmt::format("identities_{}", model.name),
+              .claim = "Lemma 5, Theorem 2, Corollary 1",
+              .statement = fmt::format("{}: Lemma 5's right-hand side summed over blocks = eq. (5) = eq. (6) with single-token "
+                                       "features, each from its own formula: largest relative difference ≤ 1e-12 at every checkpoint",
+                                       model.label),
+              .note = "Self-check of identities, not evidence about the paper: Lemma 5 from each sample's own parameter gradient "
+                      "(‖∇_d ℓ‖² + ‖∇_K ℓ‖² + ‖∇_V ℓ‖², one backward pass per sample), eq. (5) with KKᵀ and the matrices "
+                      "η(x + d)ᵀ and g_V αᵀ formed, eq. (6) as products of norms; the value thm2_" + model.name +
+                      " compares with tr(H) is included. Lemma 6 (‖∇_x ℓ‖² = ηᵀKKᵀη) and the rank-one gradients make them "
+                      "equal, so Lemma 5 and Corollary 1 are the same comparison as Theorem 2.",
+              .detail = {{"by_step", id_detail}},
+              .kind = Kind::self_check},
+          Relation::at_most, agree, "checkpoints");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -176,39 +201,12 @@ int main(int argc, char** argv) {
         .label = "training runs", .count = 2,
         .key = [&](std::size_t m) { return "model=" + models[m].name; },
         .cost = [&](std::size_t) { return double(steps) * batch * d * n * blocks + double(checkpoints) * max_probes * eval_n * d * n * blocks; },
-        .item = [&](std::size_t mi) {
-          const int m = static_cast<int>(mi);
-          const Model& model = models[m];
+        .item = [&](std::size_t m) {
           const nn::Dataset& data = nn::shared_fashion_mnist("train", train_n, pool);
-          const nn::Batch eval = nn::make_batch(data, 0, eval_n);
-          nn::BlockConfig b;
-          b.activation.kind = model.activation;
-          b.layernorm = true;
-          b.ln_affine = false;  // Theorem 3: "LayerNorm layers, with affine transformation turned off"
-          b.ln_bias = false;
-          b.zeroth_bias = model.algorithm1;
-          b.residual = true;
-          const nn::Mlp net = nn::make_mlp(nn::uniform_mlp_config(data.x.rows(), d, n, blocks, b, 10));
-          Eigen::VectorXd theta = nn::init_params(net, seed, stream_id(1, m));
-          nn::AdamW opt = nn::adamw_weights_only(net, lr, wd);
-          if (model.algorithm1) opt.hooks.push_back(algorithm1_hook(net, c));
-          nn::BatchStream stream(data, batch, seed, stream_id(2, m));
-          std::vector<Checkpoint> cps;
-          std::vector<double> id_lemma5, id_theorem2, id_corollary1;  // the three right-hand sides, each from its own formula
-          nn::MlpModel mlp(net);
-          nn::train(mlp, theta, opt, nn::constant_schedule(lr), stream, {.steps = steps, .log_every = every}, {}, [&](long t, const nn::Batch&) {
-            estimators::TraceOptions probes{.seed = seed, .stream = stream_id(stream_id(3, m), static_cast<std::uint64_t>(t)), .batch = 10};
-            probes.stop.min_samples = 10;
-            probes.stop.max_samples = max_probes;
-            probes.stop.rel_tol = rel_tol;
-            cps.push_back(measure_checkpoint(net, theta, eval, probes, t));
-            const BoundIdentities ids = bound_identities(net, theta, eval);
-            id_lemma5.push_back(ids.lemma5), id_theorem2.push_back(ids.theorem2), id_corollary1.push_back(ids.corollary1);
-          });
-          Record r;
-          put_checkpoints(r, "cp", cps);
-          r.set("identities.lemma5", id_lemma5).set("identities.theorem2", id_theorem2).set("identities.corollary1", id_corollary1);
-          return r.set("parameters", double(net.num_params)).set("data", data.description);
+          return bound_run({.activation = models[m].activation, .algorithm1 = models[m].algorithm1, .c = c, .d = d, .n = n, .blocks = blocks,
+                            .lr = lr, .wd = wd, .batch = batch, .steps = steps, .every = every, .max_probes = max_probes, .rel_tol = rel_tol,
+                            .seed = seed, .stream = m},
+                           data, nn::make_batch(data, 0, eval_n));
         }});
 
     Table table{"checkpoints", {"model", "step", "loss", "accuracy", "trace", "trace_half_width", "probes", "lemma4_grad_sq",
@@ -290,32 +288,7 @@ int main(int argc, char** argv) {
                   .kind = Kind::self_check},
               Relation::at_most, ratios, "checkpoints", 1e-12);
 
-      // The identities that make Lemma 5, Theorem 2 and Corollary 1 one comparison, each side from its own formula
-      const std::vector<double>& l5 = records[m].arr("identities.lemma5");
-      const std::vector<double>& t2 = records[m].arr("identities.theorem2");
-      const std::vector<double>& c1 = records[m].arr("identities.corollary1");
-      std::vector<Point> agree;
-      json id_detail = json::array();
-      for (std::size_t i = 0; i < cps.size(); ++i) {
-        const double ref = std::abs(t2[i]);
-        const double worst = std::max({std::abs(l5[i] - t2[i]), std::abs(c1[i] - t2[i]), std::abs(cps[i].bounds.theorem2 - t2[i])}) / ref;
-        agree.push_back({fmt::format("step {}", cps[i].step), worst, 1e-12});
-        id_detail.push_back({{"step", cps[i].step}, {"lemma5", l5[i]}, {"theorem2", t2[i]}, {"corollary1", c1[i]},
-                             {"checked_value", cps[i].bounds.theorem2}});
-      }
-      for_all(a, {.id = fmt::format("identities_{}", model.name),
-                  .claim = "Lemma 5, Theorem 2, Corollary 1",
-                  .statement = fmt::format("{}: Lemma 5's right-hand side summed over blocks = eq. (5) = eq. (6) with single-token "
-                                           "features, each from its own formula: largest relative difference ≤ 1e-12 at every checkpoint",
-                                           model.label),
-                  .note = "Self-check of identities, not evidence about the paper: Lemma 5 from each sample's own parameter gradient "
-                          "(‖∇_d ℓ‖² + ‖∇_K ℓ‖² + ‖∇_V ℓ‖², one backward pass per sample), eq. (5) with KKᵀ and the matrices "
-                          "η(x + d)ᵀ and g_V αᵀ formed, eq. (6) as products of norms; the value thm2_" + model.name +
-                          " compares with tr(H) is included. Lemma 6 (‖∇_x ℓ‖² = ηᵀKKᵀη) and the rank-one gradients make them "
-                          "equal, so Lemma 5 and Corollary 1 are the same comparison as Theorem 2.",
-                  .detail = {{"by_step", id_detail}},
-                  .kind = Kind::self_check},
-              Relation::at_most, agree, "checkpoints");
+      check_identities(a, model, records[m], cps);
 
       // --- Figure and data ---------------------------------------------------------------------------
       json md = {{"parameters", static_cast<long long>(records[m].num("parameters"))}};

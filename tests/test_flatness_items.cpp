@@ -12,6 +12,7 @@
 #include <sparseact/app/sweep.hpp>
 #include <sparseact/core/errors.hpp>
 #include <sparseact/core/rng.hpp>
+#include <sparseact/flatness/bound_run.hpp>
 #include <sparseact/flatness/checkpoint.hpp>
 #include <sparseact/flatness/records.hpp>
 #include <sparseact/flatness/sparsity_log.hpp>
@@ -188,4 +189,31 @@ TEST_CASE("shared_fashion_mnist: one copy per process, equal to a fresh load, th
   CHECK(&nn::shared_fashion_mnist("test", 151, 7) != seen[0]);  // another subset, another copy
   CHECK_THROWS_AS(nn::shared_fashion_mnist("test", 20000, 7), InputError);  // failures are not cached: thrown each time
   CHECK_THROWS_AS(nn::shared_fashion_mnist("test", 20000, 7), InputError);
+}
+
+TEST_CASE("flatness_bounds' work item: checkpoints at step 0 and every `every`, the three bound identities agree, "
+          "and the run repeats bit for bit", "[flatness][bound_run]") {
+  const nn::Dataset data = nn::fashion_mnist("test", 150, 7);
+  const nn::Batch eval = nn::make_batch(data, 0, 32);
+  const BoundRunConfig cfg{.activation = nn::ActivationKind::j_squared_relu, .algorithm1 = true, .c = 0.1, .d = 4, .n = 8, .blocks = 1,
+                           .batch = 16, .steps = 4, .every = 2, .max_probes = 10, .seed = 3, .stream = 1};
+  const Record r = bound_run(cfg, data, eval);
+  const std::vector<Checkpoint> cps = get_checkpoints(r, "cp");
+  REQUIRE(cps.size() == 3);
+  CHECK(cps[0].step == 0);
+  CHECK(cps[2].step == 4);
+  const std::vector<double>& l5 = r.arr("identities.lemma5");
+  const std::vector<double>& t2 = r.arr("identities.theorem2");
+  const std::vector<double>& c1 = r.arr("identities.corollary1");
+  REQUIRE(t2.size() == 3);
+  for (std::size_t i = 0; i < 3; ++i) {  // Lemma 5 summed = eq. (5) = eq. (6) for single-token features, from three formulas
+    CHECK(l5[i] == Approx(t2[i]).epsilon(1e-10));
+    CHECK(c1[i] == Approx(t2[i]).epsilon(1e-10));
+    CHECK(cps[i].bounds.theorem2 == Approx(t2[i]).epsilon(1e-10));
+  }
+  CHECK(r.num("parameters") > 0);
+  CHECK(bound_run(cfg, data, eval) == r);
+  BoundRunConfig other = cfg;
+  other.stream = 2;
+  CHECK(bound_run(other, data, eval) != r);
 }
