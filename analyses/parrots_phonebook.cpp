@@ -18,6 +18,7 @@
 #include <sparseact/app/analysis.hpp>
 #include <sparseact/app/checks.hpp>
 #include <sparseact/core/stats.hpp>
+#include <sparseact/parrots/capacity_position.hpp>
 #include <sparseact/parrots/phonebook.hpp>
 
 using namespace sparseact;
@@ -109,7 +110,7 @@ int main(int argc, char** argv) {
     if (dense_x.size() >= 3) {
       const stats::LinearFit fit = stats::linear_fit(dense_x, dense_y);  // log capacity = β + α log parameters
       std::vector<Point> by_total;
-      std::vector<double> moe_active_x, gaps, paper_gaps, moe_total_x, total_gaps;
+      std::vector<MoePoint> moe_points;
       json per_moe = json::array();
       for (std::size_t j = 0; j < models.size(); ++j) {
         if (models[j].experts == 1 || !std::isfinite(capacity[j])) continue;
@@ -120,8 +121,7 @@ int main(int argc, char** argv) {
         // inside the band: the distance to its nearer edge (≥ 0 inside), as measured ≥ 0
         by_total.push_back({fmt::format("{} (capacity {:g})", models[j].name(), capacity[j]), std::min(y - total.lo, total.hi - y), 0.0});
         const double gap = y - (fit.intercept + fit.slope * x_active), paper_gap = fit.slope * (x_total - x_active);
-        moe_active_x.push_back(x_active), gaps.push_back(gap), paper_gaps.push_back(paper_gap);
-        moe_total_x.push_back(x_total), total_gaps.push_back(y - (fit.intercept + fit.slope * x_total));
+        moe_points.push_back({y, x_active, x_total});
         per_moe.push_back({{"model", models[j].name()}, {"capacity", capacity[j]}, {"gap_at_active", gap}, {"gap_if_total_predicts", paper_gap},
                            {"prediction_interval_at_active", {active.lo, active.hi}}, {"prediction_interval_at_total", {total.lo, total.hi}}});
       }
@@ -133,23 +133,11 @@ int main(int argc, char** argv) {
                                                 "d = 256–1024, K = 8–64, books of 1e5–3e6)",
                                                 layers, dense_text, moe_text, experts_text, sizes.front(), sizes.back());
       if (!by_total.empty()) {
-        // §4.2: "MoEs match the performance of dense transformers with the same number of total parameters" (so capacity is
-        // not predicted by active parameters). At its active parameters an MoE lies above the dense fit by g = y − fit(x_active);
-        // following total parameters puts it there by G = α̂·ln(total/active); following active ones, by 0. The readings at
-        // total and at active parameters differ by G exactly, so they are one finding (issue 47): the MoEs' position between
-        // the two, λ = mean g / mean G (0: active parameters predict capacity; 1: total parameters do, the paper's statement).
-        // θ = λ > 0, one-sided, the effect that counts λ = 1 (the paper's own statement, fixed before the data: no margin is
-        // read off this run). λ's standard error carries α̂'s (delta method on (ȳ_M − ȳ_dense − α̂(ā − x̄))/(α̂ D̄), the MoEs'
-        // residual spread taken as the dense fit's):
-        //   se(λ̂) = σ̂/(α̂ D̄) · √(1/M + 1/n + (ā + λ̂ D̄ − x̄)²/s_xx),   Student t with n − 2 degrees of freedom,
-        // with ā the MoEs' mean log active and D̄ their mean ln(total/active).
-        const double M = double(gaps.size()), n = double(dense_x.size());
-        const double mean_gap = std::accumulate(gaps.begin(), gaps.end(), 0.0) / M;
-        const double mean_paper_gap = std::accumulate(paper_gaps.begin(), paper_gaps.end(), 0.0) / M;
-        const double x_bar = std::accumulate(moe_active_x.begin(), moe_active_x.end(), 0.0) / M;
-        const double mean_total_gap = std::accumulate(total_gaps.begin(), total_gaps.end(), 0.0) / M;
-        const double x_bar_total = std::accumulate(moe_total_x.begin(), moe_total_x.end(), 0.0) / M;
-        const double D_bar = x_bar_total - x_bar;  // mean ln(total/active)
+        // §4.2: "MoEs match the performance of dense transformers with the same number of total parameters": the MoEs' position
+        // λ between the dense fit's readings by active (0) and by total parameters (1), one finding (parrots/capacity_position.hpp).
+        // θ = λ > 0, one-sided, the effect that counts λ = 1 (the paper's own statement, fixed before the data).
+        const CapacityPosition pos = capacity_position(fit, moe_points);
+        const double mean_gap = pos.mean_gap, mean_paper_gap = pos.mean_paper_gap, mean_total_gap = pos.mean_gap_total;
         Claim follows{.id = "moe_capacity_follows_total", .claim = "§4.2, Figure 4a",
                       .statement = "“MoEs match the performance of dense transformers with the same number of total parameters” (capacity is "
                                    "not predicted by active parameters): λ = the MoEs' mean log capacity above the dense fit at their active "
@@ -166,12 +154,8 @@ int main(int argc, char** argv) {
                                     return j;
                                   }()}}};
         follows.departure = departure;
-        if (fit.residual_sd > 0 && fit.slope > 0 && D_bar > 0 && mean_paper_gap > 0) {
-          const double lambda = mean_gap / mean_paper_gap;
-          const double lever = x_bar + lambda * D_bar - fit.x_mean;
-          const double se = fit.residual_sd / (fit.slope * D_bar) * std::sqrt(1 / M + 1 / n + lever * lever / fit.sxx);
-          const double se_alpha_fixed = fit.residual_sd / mean_paper_gap *
-                                        std::sqrt(1 / M + 1 / n + (x_bar - fit.x_mean) * (x_bar - fit.x_mean) / fit.sxx);
+        if (pos.testable) {
+          const double lambda = pos.lambda, se = pos.std_error, se_alpha_fixed = pos.std_error_alpha_fixed, n = pos.df + 2;
           follows.detail["lambda"] = lambda;
           follows.detail["std_error"] = se;
           follows.detail["std_error_alpha_fixed"] = se_alpha_fixed;
@@ -184,7 +168,7 @@ int main(int argc, char** argv) {
               "MoE's band alone cannot separate the two fits at K = 4 (ln(total/active) ≈ 0.39), so the MoEs are pooled; §4.2 "
               "reports a 42M-active MoE beating a dense model with 10× its parameters (K up to 64). The run size for 80% counts "
               "dense models with the MoEs in proportion; per-MoE 95% prediction bands in detail.",
-              lambda, mean_gap, mean_paper_gap, D_bar, mean_total_gap, se, se_alpha_fixed, n - 2);
+              lambda, mean_gap, mean_paper_gap, pos.mean_log_ratio, mean_total_gap, se, se_alpha_fixed, n - 2);
           direction(a, follows, {.estimate = lambda, .std_error = se, .df = n - 2, .n = dense_x.size(), .unit = "dense models (MoEs in proportion)",
                                  .method = "ratio of the MoEs' mean gap to α̂·ln(total/active), delta method on the dense fit (Student t, n − 2 df)"},
                     {.value = 1.0,
