@@ -120,9 +120,9 @@ int main(int argc, char** argv) {
         const stats::Interval active = fit.prediction_interval(x_active);
         // inside the band: the distance to its nearer edge (≥ 0 inside), as measured ≥ 0
         by_total.push_back({fmt::format("{} (capacity {:g})", models[j].name(), capacity[j]), std::min(y - total.lo, total.hi - y), 0.0});
-        const double gap = y - (fit.intercept + fit.slope * x_active), paper_gap = fit.slope * (x_total - x_active);
-        moe_points.push_back({y, x_active, x_total});
-        per_moe.push_back({{"model", models[j].name()}, {"capacity", capacity[j]}, {"gap_at_active", gap}, {"gap_if_total_predicts", paper_gap},
+        const MoePoint& p = moe_points.emplace_back(MoePoint{y, x_active, x_total});
+        per_moe.push_back({{"model", models[j].name()}, {"capacity", capacity[j]}, {"gap_at_active", gap_at_active(fit, p)},
+                           {"gap_if_total_predicts", gap_if_total_predicts(fit, p)},
                            {"prediction_interval_at_active", {active.lo, active.hi}}, {"prediction_interval_at_total", {total.lo, total.hi}}});
       }
       const std::string fit_note = fmt::format("Dense fit over {} models: log capacity = {:.3f} + {:.3f} log parameters (R² {:.3f}).", dense_x.size(),

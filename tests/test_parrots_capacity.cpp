@@ -32,6 +32,9 @@ TEST_CASE("capacity_position: λ = 1 on the fit at total parameters, 0 at active
     at_total.push_back({fit.intercept + fit.slope * t, a, t});
     at_active.push_back({fit.intercept + fit.slope * a, a, t});
   }
+  // On the line at total parameters, each MoE's gap at active parameters is the one total parameters imply.
+  CHECK(gap_at_active(fit, at_total[1]) == Approx(gap_if_total_predicts(fit, at_total[1])).epsilon(1e-12));
+  CHECK(gap_at_active(fit, at_active[1]) == Approx(0.0).margin(1e-12));
   const CapacityPosition p1 = capacity_position(fit, at_total);
   REQUIRE(p1.testable);
   CHECK(p1.lambda == Approx(1.0).epsilon(1e-12));

@@ -8,11 +8,10 @@ namespace sparseact::parrots {
 CapacityPosition capacity_position(const stats::LinearFit& fit, const std::vector<MoePoint>& moes) {
   if (moes.empty()) throw std::invalid_argument("capacity_position: no MoE");
   if (fit.n < 3) throw std::invalid_argument("capacity_position: the dense fit needs at least 3 models");
-  // Sums in the MoEs' order, each from 0, as the per-MoE readings are printed.
   double sum_gap = 0, sum_paper_gap = 0, sum_active = 0, sum_gap_total = 0, sum_total = 0;
   for (const MoePoint& p : moes) {
-    sum_gap += p.log_capacity - (fit.intercept + fit.slope * p.log_active);
-    sum_paper_gap += fit.slope * (p.log_total - p.log_active);
+    sum_gap += gap_at_active(fit, p);
+    sum_paper_gap += gap_if_total_predicts(fit, p);
     sum_active += p.log_active;
     sum_gap_total += p.log_capacity - (fit.intercept + fit.slope * p.log_total);
     sum_total += p.log_total;

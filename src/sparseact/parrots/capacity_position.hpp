@@ -23,6 +23,11 @@ struct MoePoint {
   double log_capacity = 0, log_active = 0, log_total = 0;
 };
 
+/// g_j: the MoE's log capacity above the dense fit at its active parameters.
+inline double gap_at_active(const stats::LinearFit& fit, const MoePoint& p) { return p.log_capacity - (fit.intercept + fit.slope * p.log_active); }
+/// G_j = α̂ (t_j − a_j): where following total parameters would put it above the fit at its active parameters.
+inline double gap_if_total_predicts(const stats::LinearFit& fit, const MoePoint& p) { return fit.slope * (p.log_total - p.log_active); }
+
 struct CapacityPosition {
   double mean_gap = 0;          ///< mean g: above the fit at active parameters
   double mean_gap_total = 0;    ///< mean y − (β̂ + α̂ t): above the fit at total parameters
