@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include <sparseact/core/matrix_io.hpp>
+#include <sparseact/core/version.hpp>
 #include <sparseact/spectral/init.hpp>
 
 #include "support.hpp"
@@ -675,6 +676,23 @@ TEST_CASE("sparseact_report --bench prints one row per speed check with the rati
   CHECK(r.output.find("2 speed checks") != std::string::npos);
   CHECK(fs::exists(root / "BENCH.md"));
   CHECK(run("sparseact_report --bench").code == 2);
+
+  // A result written by a build of an uncommitted tree: a build of a committed one refuses it, one line, no BENCH.md
+  // (a development build, itself uncommitted, reads it; CI's clean checkout takes the first branch).
+  fs::remove(root / "BENCH.md");
+  json stale = json{{"analysis", "fake_bench"}, {"version", "0.1.0-abc1234-dirty"}, {"checks", {check}}};
+  fs::create_directories(root / "fake_bench@stale");
+  std::ofstream(root / "fake_bench@stale" / "fake_bench.json") << stale.dump();
+  const Run refused = run("sparseact_report --bench " + root.string());
+  INFO(refused.output);
+  if (std::string(sparseact::version()).find("-dirty") == std::string::npos) {
+    CHECK(refused.code == 1);
+    CHECK_THAT(refused.output, Catch::Contains("fake_bench@stale: written by sparseact 0.1.0-abc1234-dirty, a build of an uncommitted tree"));
+    CHECK_FALSE(fs::exists(root / "BENCH.md"));
+  } else {
+    CHECK(refused.code == 0);
+    CHECK(refused.output.find("| fake_bench@stale |") != std::string::npos);
+  }
 }
 
 TEST_CASE("momlp_trees tests eq. (13) as printed against the built trees: an erratum with its smallest counterexample (issue 48)",

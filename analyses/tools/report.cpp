@@ -7,7 +7,7 @@
 // changed. Both files are printed from one model (app/report.hpp). A report the lint refuses is not written (exit 1).
 // sparseact_report --bench BENCH_DIR — prints one table of every speed check in BENCH_DIR/*/<name>.json
 // (benchmark, ours, peer, ratio, target, spread, verdict; the bench command's summary) and writes it to
-// BENCH_DIR/BENCH.md.
+// BENCH_DIR/BENCH.md; a build of a committed tree refuses (exit 1) results written by a build of an uncommitted one.
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -31,7 +31,13 @@ int main(int argc, char** argv) {
   }
   if (bench) {
     int rows = 0;
-    const std::string md = sparseact::app::bench_table(root, rows);
+    std::vector<std::string> offences;
+    const std::string md = sparseact::app::bench_table(root, rows, offences);
+    if (!offences.empty()) {  // results come from a build of a committed tree (docs/DESIGN.md)
+      for (const std::string& line : offences) std::fprintf(stderr, "sparseact_report: %s\n", line.c_str());
+      std::fprintf(stderr, "sparseact_report: %zu benchmark results from uncommitted trees; BENCH.md not written\n", offences.size());
+      return 1;
+    }
     std::fputs(md.c_str(), stdout);
     sparseact::write_file_atomic(root / "BENCH.md", "# sparseact benchmarks\n\nRatio = median peer time / median ours; spread = the larger "
                                                      "relative interquartile range of the two sets of repeats.\n\n" + md);

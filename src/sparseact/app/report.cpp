@@ -813,14 +813,18 @@ std::string report_markdown(const ReportModel& m) {
   return md;
 }
 
-std::string bench_table(const fs::path& root, int& rows) {
+std::string bench_table(const fs::path& root, int& rows, std::vector<std::string>& offences) {
   // One row per kernel set (issue 50): OpenBLAS's kernels and the CPU, from the run's environment; "?" for a run that
   // did not record them (written before benchmarks did).
   std::string md = "| benchmark | kernels | CPU | check | ours (median s) | peer (median s) | ratio | target | spread | verdict |\n"
                    "|---|---|---|---|---|---|---|---|---|---|\n";
   rows = 0;
   // A benchmark rerun under other conditions sits beside it as <name>@<variant>/ (e.g. other OpenBLAS kernels).
-  for (const auto& [name, r] : read_results(root, true))
+  const bool clean_build = std::string(sparseact::version()).find("-dirty") == std::string::npos;
+  for (const auto& [name, r] : read_results(root, true)) {
+    if (clean_build && r.value("version", std::string()).find("-dirty") != std::string::npos)
+      offences.push_back(fmt::format("{}: written by sparseact {}, a build of an uncommitted tree: rerun it from a committed one", name,
+                                     r.value("version", "?")));
     for (const auto& c : r["checks"]) {
       const json& tol = c.value("tolerance", json());
       const json& detail = c.value("detail", json());
@@ -836,6 +840,7 @@ std::string bench_table(const fs::path& root, int& rows) {
                         tol["target"].get<double>(), 100 * tol.value("relative_spread", 0.0), verdict_cell(c));
       ++rows;
     }
+  }
   return md;
 }
 

@@ -83,7 +83,8 @@ std::string report_markdown(const ReportModel& model);
 std::string report_html(const ReportModel& model);
 
 /// The speed checks of BENCH (BENCH/*/<name>.json) as one markdown table (benchmark, ours, peer, ratio, target,
-/// spread, verdict); `rows` is set to their number.
-std::string bench_table(const std::filesystem::path& bench, int& rows);
+/// spread, verdict); `rows` is set to their number. Like build_report, a build of a committed tree refuses a result
+/// written by a build of an uncommitted one: one line each in `offences`, and the table is not to be written.
+std::string bench_table(const std::filesystem::path& bench, int& rows, std::vector<std::string>& offences);
 
 }  // namespace sparseact::app
