@@ -27,6 +27,16 @@ using nlohmann::json;
 
 namespace {
 
+/// Results come from a build of a committed tree (docs/DESIGN.md): a result's `version` ends in -dirty when the tree
+/// that built it had uncommitted changes. A build of a committed tree refuses such results (at-scale runs aside, which
+/// are listed unread); a development build, itself dirty, may read its own.
+bool written_by_uncommitted_tree(const json& r) { return r.value("version", std::string()).find("-dirty") != std::string::npos; }
+std::optional<std::string> refuse_uncommitted(const std::string& name, const json& r) {
+  if (!written_by_uncommitted_tree(r) || std::string(sparseact::version()).find("-dirty") != std::string::npos) return std::nullopt;
+  return fmt::format("{}: written by sparseact {}, a build of an uncommitted tree: regenerate it from a committed one", name,
+                     r.value("version", "?"));
+}
+
 /// A table cell: the value as a person reads it (app::format_value), never raw JSON; pipes and
 /// newlines escaped. Helpers keep `measured` short; anything longer is a bug in the analysis, and
 /// the check's `detail` in the JSON has the per-point data.
@@ -545,10 +555,9 @@ ReportModel build_report(const fs::path& root, std::vector<std::string>& offence
   // Results come from a build of a committed tree (docs/DESIGN.md). An at-scale run built from an uncommitted one is not
   // read (it took hours; it is listed with the command that regenerates it); a default run is refused outright by a
   // report built from a committed tree (a development build may read its own results).
-  const auto dirty = [](const json& r) { return r.value("version", std::string()).find("-dirty") != std::string::npos; };
   std::map<std::string, json> unread;
   for (auto it = larger.begin(); it != larger.end();)
-    if (dirty(it->second)) unread.insert(*it), it = larger.erase(it);
+    if (written_by_uncommitted_tree(it->second)) unread.insert(*it), it = larger.erase(it);
     else ++it;
 
   // The lint (issue 47, app/lint.hpp): a report that would count what is not evidence is not written.
@@ -556,9 +565,7 @@ ReportModel build_report(const fs::path& root, std::vector<std::string>& offence
   const std::map<std::string, TrendAxis> trends = read_trends(root, larger, offences);
   for (const auto& [name, r] : results) {
     for (auto& line : lint_result(r, name)) offences.push_back(std::move(line));
-    if (dirty(r) && std::string(sparseact::version()).find("-dirty") == std::string::npos)
-      offences.push_back(fmt::format("{}: written by sparseact {}, a build of an uncommitted tree: regenerate it from a committed one", name,
-                                     r.value("version", "?")));
+    if (auto line = refuse_uncommitted(name, r)) offences.push_back(std::move(*line));
   }
   for (const auto& [folder, r] : larger) {
     for (auto& line : lint_result(r, "at-scale/" + folder)) offences.push_back(std::move(line));
@@ -820,11 +827,8 @@ std::string bench_table(const fs::path& root, int& rows, std::vector<std::string
                    "|---|---|---|---|---|---|---|---|---|---|\n";
   rows = 0;
   // A benchmark rerun under other conditions sits beside it as <name>@<variant>/ (e.g. other OpenBLAS kernels).
-  const bool clean_build = std::string(sparseact::version()).find("-dirty") == std::string::npos;
   for (const auto& [name, r] : read_results(root, true)) {
-    if (clean_build && r.value("version", std::string()).find("-dirty") != std::string::npos)
-      offences.push_back(fmt::format("{}: written by sparseact {}, a build of an uncommitted tree: rerun it from a committed one", name,
-                                     r.value("version", "?")));
+    if (auto line = refuse_uncommitted(name, r)) offences.push_back(std::move(*line));
     for (const auto& c : r["checks"]) {
       const json& tol = c.value("tolerance", json());
       const json& detail = c.value("detail", json());
